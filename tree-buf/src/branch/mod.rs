@@ -1,0 +1,9 @@
+//! Branches: the column of values each schema node owns. Encoders fill [`Column`]s; the file
+//! writer turns each into bytes with a codec from [`crate::encodings`]; decoders read them back
+//! through [`DecodeContext`], which also keeps the decoding budget.
+
+mod column;
+mod context;
+
+pub(crate) use column::{Column, Words};
+pub use context::DecodeContext;

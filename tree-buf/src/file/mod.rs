@@ -1,0 +1,24 @@
+//! The file: header, schema, and one chunk of branches.
+//!
+//! ```text
+//! file   := header schema chunk
+//! header := "TBUF" version:u8 flags:u8          version 1; no flags are defined (must be 0)
+//! schema := size:varint node crc:u32le          node as in `schema::tree`; crc is CRC-32
+//!                                               (IEEE) of every byte from the header's first on
+//! chunk  := rows:varint branch_size:varint{B} table_crc:u32le branch{B} data_crc:u32le
+//!           rows is the number of root values (1 for a file written by `encode`); B is the
+//!           number of schema nodes that own a stream, in pre-order; table_crc covers rows and
+//!           sizes, data_crc every branch byte
+//! ```
+//!
+//! Every branch is skippable by its size without being parsed. A chunk carries everything needed
+//! to decode it given the schema, so a later version can append more chunks that share it.
+
+mod read;
+mod write;
+
+pub(crate) use read::read;
+pub(crate) use write::write;
+
+pub(crate) const MAGIC: [u8; 4] = *b"TBUF";
+pub(crate) const VERSION: u8 = 1;

@@ -1,0 +1,101 @@
+//! Opens a file: checks the header, parses the schema, and locates every branch.
+
+use super::{MAGIC, VERSION};
+use crate::branch::DecodeContext;
+use crate::encodings::bytes::ByteReader;
+use crate::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::options::DecodeOptions;
+use crate::schema::SchemaTree;
+use crate::types::{Decode, ValueDecoder};
+
+/// A file whose header, schema and branch table have been checked.
+#[derive(Debug)]
+pub(crate) struct FileView<'a> {
+    pub(crate) tree: SchemaTree,
+    pub(crate) rows: usize,
+    pub(crate) branches: Vec<&'a [u8]>,
+    data: &'a [u8],
+    data_crc: u32,
+}
+
+fn check_crc(covered: &[u8], stored: u32, what: &str, options: &DecodeOptions) -> Result<(), DecodeError> {
+    if options.verify_checksums && crc32fast::hash(covered) != stored {
+        return Err(corrupt(format!("the checksum of the {what} does not match")));
+    }
+    Ok(())
+}
+
+impl<'a> FileView<'a> {
+    /// Checks everything but the branch data, which is checked by [`Self::verify_data`].
+    pub(crate) fn open(bytes: &'a [u8], options: &DecodeOptions) -> Result<Self, DecodeError> {
+        if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+            let kind = if MAGIC.starts_with(bytes) { DecodeErrorKind::Truncated } else { DecodeErrorKind::NotTreeBuf };
+            return Err(DecodeError::new(kind, "", "the bytes do not start with the tree-buf magic number \"TBUF\""));
+        }
+        let mut reader = ByteReader::new(&bytes[MAGIC.len()..]);
+        let version = reader.u8()?;
+        if version != VERSION {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedVersion,
+                "",
+                format!("format version {version}; this library reads version {VERSION}"),
+            ));
+        }
+        let flags = reader.u8()?;
+        if flags != 0 {
+            return Err(DecodeError::new(DecodeErrorKind::UnsupportedVersion, "", format!("unknown header flags {flags:#04x}")));
+        }
+        let schema = reader.prefixed()?;
+        let covered = &bytes[..bytes.len() - reader.remaining()];
+        check_crc(covered, reader.u32_le()?, "schema", options)?;
+        let tree = SchemaTree::parse(schema)?;
+
+        let table_start = bytes.len() - reader.remaining();
+        let rows = reader.count(0)?;
+        let mut sizes = Vec::with_capacity(tree.branch_count().min(reader.remaining()));
+        for _ in 0..tree.branch_count() {
+            sizes.push(reader.count(1)?);
+        }
+        let covered = &bytes[table_start..bytes.len() - reader.remaining()];
+        check_crc(covered, reader.u32_le()?, "branch table", options)?;
+
+        let data_size = sizes.iter().try_fold(0usize, |sum, &size| sum.checked_add(size));
+        let data = match data_size {
+            Some(size) if size <= reader.remaining() => reader.take(size)?,
+            _ => return Err(DecodeError::new(DecodeErrorKind::Truncated, "", "the branches are larger than the file")),
+        };
+        let data_crc = reader.u32_le()?;
+        reader.finish("the last chunk")?;
+
+        let mut branches = Vec::with_capacity(sizes.len());
+        let mut rest = data;
+        for size in sizes {
+            let (branch, tail) = rest.split_at(size);
+            branches.push(branch);
+            rest = tail;
+        }
+        Ok(FileView { tree, rows, branches, data, data_crc })
+    }
+
+    /// Checks the branch data against its checksum.
+    pub(crate) fn verify_data(&self, options: &DecodeOptions) -> Result<(), DecodeError> {
+        check_crc(self.data, self.data_crc, "branch data", options)
+    }
+
+    /// Decodes the root value.
+    pub(crate) fn decode<T: Decode>(&self, options: &DecodeOptions) -> Result<T, DecodeError> {
+        if self.rows != 1 {
+            return Err(corrupt(format!("the file holds {} root values; expected one", self.rows)));
+        }
+        let mut ctx = DecodeContext::new(self.branches.clone(), options.max_decoded_bytes);
+        let mut decoder = T::Decoder::new(self.tree.root(), 1, &mut ctx)?;
+        Ok(decoder.next())
+    }
+}
+
+/// Decodes a whole file.
+pub(crate) fn read<T: Decode>(bytes: &[u8], options: &DecodeOptions) -> Result<T, DecodeError> {
+    let view = FileView::open(bytes, options)?;
+    view.verify_data(options)?;
+    view.decode(options)
+}

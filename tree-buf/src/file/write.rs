@@ -1,0 +1,43 @@
+//! Assembles a file from an encoded value.
+
+use super::{MAGIC, VERSION};
+use crate::encodings::bytes::write_varint;
+use crate::error::EncodeError;
+use crate::schema::SchemaWriter;
+use crate::types::{Encode, ValueEncoder};
+
+/// Encodes `value` as a one-chunk file.
+pub(crate) fn write<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>, EncodeError> {
+    let mut encoder = T::Encoder::new(0);
+    encoder.push(value);
+    let mut writer = SchemaWriter::new();
+    encoder.finish(&mut writer)?;
+    let (schema, columns) = writer.into_parts();
+    let branches: Vec<Vec<u8>> = columns.iter().map(|column| column.encode()).collect();
+
+    let data_size: usize = branches.iter().map(Vec::len).sum();
+    let mut out = Vec::with_capacity(16 + schema.len() + 2 * branches.len() + data_size);
+    out.extend_from_slice(&MAGIC);
+    out.push(VERSION);
+    out.push(0);
+    write_varint(&mut out, schema.len() as u64);
+    out.extend_from_slice(&schema);
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+
+    let table_start = out.len();
+    write_varint(&mut out, 1);
+    for branch in &branches {
+        write_varint(&mut out, branch.len() as u64);
+    }
+    let crc = crc32fast::hash(&out[table_start..]);
+    out.extend_from_slice(&crc.to_le_bytes());
+
+    let mut data_crc = crc32fast::Hasher::new();
+    for branch in &branches {
+        out.extend_from_slice(branch);
+        data_crc.update(branch);
+    }
+    out.extend_from_slice(&data_crc.finalize().to_le_bytes());
+    Ok(out)
+}

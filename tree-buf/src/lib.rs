@@ -1,0 +1,101 @@
+//! # tree-buf
+//!
+//! A columnar, compressing, self-describing serializer. `#[derive(Encode, Decode)]` flattens
+//! every path through a type (`features.[].geometry.coordinates.[].[].0`) into its own typed
+//! branch, so each column holds values that resemble each other, and each branch is encoded on its
+//! own. The file carries its schema and the byte length of every branch.
+//!
+//! ```
+//! use tree_buf::prelude::*;
+//!
+//! #[derive(Encode, Decode, Debug, PartialEq)]
+//! struct Game {
+//!     home: String,
+//!     visitor: String,
+//!     scores: Vec<(u8, u8)>,
+//!     attendance: Option<u32>,
+//! }
+//!
+//! let games = vec![
+//!     Game { home: "BOS".into(), visitor: "NYA".into(), scores: vec![(0, 1), (2, 0)], attendance: Some(37_000) },
+//!     Game { home: "NYA".into(), visitor: "BOS".into(), scores: vec![], attendance: None },
+//! ];
+//! let bytes = encode(&games);
+//! let back: Vec<Game> = decode(&bytes)?;
+//! assert_eq!(back, games);
+//! # Ok::<(), tree_buf::DecodeError>(())
+//! ```
+//!
+//! Decoding never trusts its input: malformed, truncated or hostile bytes give a
+//! [`DecodeError`] with a [`DecodeErrorKind`] and the schema path where it happened, never a panic,
+//! and the memory decoding may use is capped by [`DecodeOptions`].
+
+// Lets the derive's output, which names `::tree_buf`, compile inside this crate's own tests.
+extern crate self as tree_buf;
+
+mod branch;
+mod encodings;
+mod error;
+mod file;
+mod options;
+mod schema;
+mod types;
+
+pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+pub use options::{DecodeOptions, MAX_DEPTH};
+pub use schema::{NodeType, Segment};
+// TEMP pub use tree_buf_macros::{Decode, Encode};
+pub use types::{Decode, Encode};
+
+/// The traits, derive macros and functions most programs need.
+pub mod prelude {
+    pub use crate::{decode, encode, Decode, Encode};
+}
+
+/// Encodes `value` into a self-describing tree-buf file.
+///
+/// # Panics
+///
+/// If the value nests deeper than [`MAX_DEPTH`] schema levels; [`try_encode`] returns that as an
+/// error instead.
+///
+/// ```
+/// let bytes = tree_buf::encode(&vec!["a", "b"]);
+/// assert_eq!(tree_buf::decode::<Vec<String>>(&bytes).unwrap(), ["a", "b"]);
+/// ```
+pub fn encode<T: Encode + ?Sized>(value: &T) -> Vec<u8> {
+    match try_encode(value) {
+        Ok(bytes) => bytes,
+        Err(error) => panic!("tree_buf::encode failed: {error}"),
+    }
+}
+
+/// Encodes `value`, returning an error instead of panicking when it nests too deep.
+pub fn try_encode<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>, EncodeError> {
+    file::write(value)
+}
+
+/// Decodes a file written by [`encode`] with the default [`DecodeOptions`].
+pub fn decode<T: Decode>(bytes: &[u8]) -> Result<T, DecodeError> {
+    decode_with_options(bytes, &DecodeOptions::default())
+}
+
+/// Decodes a file written by [`encode`] under the given limits.
+pub fn decode_with_options<T: Decode>(bytes: &[u8], options: &DecodeOptions) -> Result<T, DecodeError> {
+    file::read(bytes, options)
+}
+
+/// Items the derive macros' output refers to. Not public API: it may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::branch::DecodeContext;
+    pub use crate::error::DecodeError;
+    pub use crate::schema::{EncodeResult, NodeRef, SchemaWriter};
+    pub use crate::types::{
+        check_unit, Discriminants, EnumNode, Lazy, Missing, OrDefault, StructNode, TupleNode, UnitEncoder,
+        ValueDecoder, ValueEncoder,
+    };
+    pub use core::default::Default;
+    pub use core::marker::PhantomData;
+    pub use core::result::Result::{self, Ok};
+}

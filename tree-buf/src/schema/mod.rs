@@ -1,0 +1,14 @@
+//! The schema: the tree of types written at the head of every file, and the paths that name its
+//! nodes.
+
+pub(crate) mod canonical;
+mod path;
+mod tag;
+mod tree;
+mod writer;
+
+pub use path::Segment;
+pub use tag::NodeType;
+pub(crate) use tree::SchemaTree;
+pub use tree::NodeRef;
+pub use writer::{EncodeResult, SchemaWriter};

@@ -1,0 +1,233 @@
+//! The schema as read back from a file: an arena of nodes in pre-order.
+//!
+//! ```text
+//! node := tag:u8 body
+//!   Void, Unit, Bool, U8..I128, F32, F64, Char, Str:   (no body)
+//!   Option:  node                        the present values
+//!   Seq:     node                        the items
+//!   Array:   len:varint node             the items
+//!   Map:     node node                   keys, values
+//!   Tuple:   n:varint node{n}
+//!   Struct:  n:varint (name node){n}     name := len:varint utf8
+//!   Enum:    n:varint (name node){n}
+//! ```
+
+use super::canonical::canonical_name;
+use super::path::{render, Segment};
+use super::tag::NodeType;
+use crate::encodings::bytes::ByteReader;
+use crate::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::options::MAX_DEPTH;
+
+#[derive(Debug, Clone)]
+pub(crate) struct Node {
+    pub(crate) node_type: NodeType,
+    parent: Option<u32>,
+    pub(crate) segment: Segment,
+    /// The canonical spelling of a field or variant name, for matching.
+    canonical: Option<String>,
+    pub(crate) children: Vec<u32>,
+    pub(crate) branch: Option<usize>,
+    pub(crate) array_len: u64,
+}
+
+/// The parsed schema of a file.
+#[derive(Debug, Clone)]
+pub(crate) struct SchemaTree {
+    nodes: Vec<Node>,
+    branch_count: usize,
+}
+
+impl SchemaTree {
+    /// Parses the schema section; `bytes` must hold exactly one root node.
+    pub(crate) fn parse(bytes: &[u8]) -> Result<SchemaTree, DecodeError> {
+        let mut tree = SchemaTree { nodes: Vec::new(), branch_count: 0 };
+        let mut reader = ByteReader::new(bytes);
+        tree.parse_node(&mut reader, None, Segment::Some, 0)?;
+        reader.finish("the schema")?;
+        // A spare node that stands for any absent part of the schema.
+        tree.nodes.push(Node {
+            node_type: NodeType::Void,
+            parent: None,
+            segment: Segment::Some,
+            canonical: None,
+            children: Vec::new(),
+            branch: None,
+            array_len: 0,
+        });
+        Ok(tree)
+    }
+
+    fn parse_node(
+        &mut self,
+        reader: &mut ByteReader<'_>,
+        parent: Option<u32>,
+        segment: Segment,
+        depth: usize,
+    ) -> Result<u32, DecodeError> {
+        let child_path = |tree: &SchemaTree| -> String {
+            let mut segments = parent.map_or_else(Vec::new, |p| tree.segments(p));
+            segments.push(segment.clone());
+            render(&segments)
+        };
+        if depth >= MAX_DEPTH {
+            return Err(DecodeError::new(
+                DecodeErrorKind::LimitExceeded,
+                child_path(self),
+                format!("the schema nests deeper than the limit of {MAX_DEPTH} levels"),
+            ));
+        }
+        let tag = reader.u8()?;
+        let node_type =
+            NodeType::from_tag(tag).ok_or_else(|| corrupt(format!("unknown schema tag {tag}")).at_path_if_unset(|| child_path(self)))?;
+        let id = self.nodes.len() as u32;
+        let canonical = match &segment {
+            Segment::Field(name) | Segment::Variant(name) => Some(canonical_name(name)),
+            _ => None,
+        };
+        let branch = node_type.has_branch().then(|| {
+            self.branch_count += 1;
+            self.branch_count - 1
+        });
+        self.nodes.push(Node { node_type, parent, segment, canonical, children: Vec::new(), branch, array_len: 0 });
+        let path = |tree: &SchemaTree| NodeRef { tree, id }.path();
+        let mut children = Vec::new();
+        match node_type {
+            NodeType::Option => children.push(self.parse_node(reader, Some(id), Segment::Some, depth + 1)?),
+            NodeType::Seq => children.push(self.parse_node(reader, Some(id), Segment::Items, depth + 1)?),
+            NodeType::Array => {
+                self.nodes[id as usize].array_len = reader.varint()?;
+                children.push(self.parse_node(reader, Some(id), Segment::Items, depth + 1)?);
+            }
+            NodeType::Map => {
+                children.push(self.parse_node(reader, Some(id), Segment::Keys, depth + 1)?);
+                children.push(self.parse_node(reader, Some(id), Segment::Values, depth + 1)?);
+            }
+            NodeType::Tuple => {
+                let len = reader.count(1)?;
+                for index in 0..len {
+                    children.push(self.parse_node(reader, Some(id), Segment::Index(index), depth + 1)?);
+                }
+            }
+            NodeType::Struct | NodeType::Enum => {
+                let len = reader.count(2)?;
+                for _ in 0..len {
+                    let name = std::str::from_utf8(reader.prefixed()?)
+                        .map_err(|_| corrupt("a name in the schema is not UTF-8").at_path_if_unset(|| path(self)))?
+                        .to_owned();
+                    let segment =
+                        if node_type == NodeType::Struct { Segment::Field(name) } else { Segment::Variant(name) };
+                    children.push(self.parse_node(reader, Some(id), segment, depth + 1)?);
+                }
+            }
+            _ => {}
+        }
+        self.nodes[id as usize].children = children;
+        Ok(id)
+    }
+
+    pub(crate) fn root(&self) -> NodeRef<'_> {
+        NodeRef { tree: self, id: 0 }
+    }
+
+    /// A node that stands for an absent part of the schema.
+    pub(crate) fn void(&self) -> NodeRef<'_> {
+        NodeRef { tree: self, id: self.nodes.len() as u32 - 1 }
+    }
+
+    pub(crate) fn branch_count(&self) -> usize {
+        self.branch_count
+    }
+
+    fn segments(&self, mut id: u32) -> Vec<Segment> {
+        let mut segments = Vec::new();
+        while let Some(parent) = self.nodes[id as usize].parent {
+            segments.push(self.nodes[id as usize].segment.clone());
+            id = parent;
+        }
+        segments.reverse();
+        segments
+    }
+}
+
+/// A node of the file's schema, as decoders see it.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeRef<'a> {
+    tree: &'a SchemaTree,
+    id: u32,
+}
+
+impl<'a> NodeRef<'a> {
+    pub(crate) fn node(self) -> &'a Node {
+        &self.tree.nodes[self.id as usize]
+    }
+
+    /// The type of this node.
+    pub fn node_type(self) -> NodeType {
+        self.node().node_type
+    }
+
+    /// The dotted path from the root to this node.
+    pub fn path(self) -> String {
+        render(&self.tree.segments(self.id))
+    }
+
+    pub(crate) fn branch(self) -> Option<usize> {
+        self.node().branch
+    }
+
+    pub(crate) fn array_len(self) -> u64 {
+        self.node().array_len
+    }
+
+    /// The child at `index`: the only child of options, sequences and arrays; keys (0) and
+    /// values (1) of maps; elements, fields and variants in order.
+    pub(crate) fn child(self, index: usize) -> Option<NodeRef<'a>> {
+        self.node().children.get(index).map(|&id| NodeRef { tree: self.tree, id })
+    }
+
+    pub(crate) fn children(self) -> impl ExactSizeIterator<Item = NodeRef<'a>> {
+        self.node().children.iter().map(move |&id| NodeRef { tree: self.tree, id })
+    }
+
+    /// The field or variant name by which the parent reaches this node, as written.
+    pub(crate) fn name(self) -> Option<&'a str> {
+        match &self.node().segment {
+            Segment::Field(name) | Segment::Variant(name) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The index of the child whose name matches `name` canonically; two matches are an error.
+    pub(crate) fn find_child(self, name: &str) -> Result<Option<usize>, DecodeError> {
+        let wanted = canonical_name(name);
+        let mut found = None;
+        for (index, child) in self.children().enumerate() {
+            if child.node().canonical.as_deref() == Some(wanted.as_str()) {
+                if found.is_some() {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::Corrupt,
+                        self.path(),
+                        format!("two children are named `{wanted}` in canonical form"),
+                    ));
+                }
+                found = Some(index);
+            }
+        }
+        Ok(found)
+    }
+
+    /// The spare void node of the same tree.
+    pub(crate) fn void(self) -> NodeRef<'a> {
+        self.tree.void()
+    }
+
+    /// An error for a node whose type does not fit the type being decoded.
+    pub fn mismatch(self, expected: &str) -> DecodeError {
+        DecodeError::new(
+            DecodeErrorKind::SchemaMismatch,
+            self.path(),
+            format!("the file has {} here, the type expects {expected}", self.node_type()),
+        )
+    }
+}

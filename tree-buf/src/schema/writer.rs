@@ -1,0 +1,160 @@
+//! Writes the schema tree while encoders hand over their columns.
+//!
+//! Encoders call these methods in pre-order: a node's tag first, then its children. A node that
+//! owns a stream hands its column over at the same moment, so branch `i` is the `i`-th node with a
+//! stream in pre-order; the file needs no branch ids.
+
+use super::path::{render, Segment};
+use super::tag::NodeType;
+use crate::branch::Column;
+use crate::encodings::bytes::{write_prefixed, write_varint};
+use crate::error::{EncodeError, EncodeErrorKind};
+use crate::options::MAX_DEPTH;
+
+/// The result type of encoders' `finish`.
+pub type EncodeResult = Result<(), EncodeError>;
+
+/// Collects the schema and the columns of a value being encoded. Generated code uses it through
+/// `tree_buf::__private`; it is not meant to be called by hand.
+#[derive(Debug, Default)]
+pub struct SchemaWriter {
+    schema: Vec<u8>,
+    columns: Vec<Column>,
+    path: Vec<Segment>,
+}
+
+impl SchemaWriter {
+    pub(crate) fn new() -> Self {
+        SchemaWriter::default()
+    }
+
+    /// The schema bytes and the columns in branch order.
+    pub(crate) fn into_parts(self) -> (Vec<u8>, Vec<Column>) {
+        (self.schema, self.columns)
+    }
+
+    /// The path being written, for error messages.
+    pub fn path(&self) -> String {
+        render(&self.path)
+    }
+
+    /// An error for a value nested deeper than [`MAX_DEPTH`] below the current node.
+    pub fn too_deep(&self) -> EncodeError {
+        EncodeError::new(
+            EncodeErrorKind::DepthLimit,
+            self.path(),
+            format!("the value nests deeper than the limit of {MAX_DEPTH} schema levels"),
+        )
+    }
+
+    fn node(&mut self, node_type: NodeType) -> EncodeResult {
+        if self.path.len() >= MAX_DEPTH {
+            return Err(self.too_deep());
+        }
+        self.schema.push(node_type.tag());
+        Ok(())
+    }
+
+    fn child(&mut self, segment: Segment, write: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+        self.path.push(segment);
+        let result = write(self);
+        self.path.pop();
+        result
+    }
+
+    /// A place no value was written to.
+    pub fn void(&mut self) -> EncodeResult {
+        self.node(NodeType::Void)
+    }
+
+    /// A value without data: `()`, a unit struct or variant.
+    pub fn unit(&mut self) -> EncodeResult {
+        self.node(NodeType::Unit)
+    }
+
+    /// A leaf and its column of values.
+    pub(crate) fn leaf(&mut self, node_type: NodeType, column: Column) -> EncodeResult {
+        self.node(node_type)?;
+        self.columns.push(column);
+        Ok(())
+    }
+
+    /// An option: its presence stream, then the present values.
+    pub fn option(&mut self, presence: Vec<bool>, inner: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+        self.node(NodeType::Option)?;
+        self.columns.push(Column::Bool(presence));
+        self.child(Segment::Some, inner)
+    }
+
+    /// A sequence: its length stream, then all items.
+    pub fn seq(&mut self, lengths: Vec<u64>, items: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+        self.node(NodeType::Seq)?;
+        self.columns.push(Column::lengths(lengths));
+        self.child(Segment::Items, items)
+    }
+
+    /// A fixed-length array of `len` items each, then all items.
+    pub fn array(&mut self, len: usize, items: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+        self.node(NodeType::Array)?;
+        write_varint(&mut self.schema, len as u64);
+        self.child(Segment::Items, items)
+    }
+
+    /// A map: its length stream, then all keys, then all values.
+    pub fn map(
+        &mut self,
+        lengths: Vec<u64>,
+        keys: impl FnOnce(&mut Self) -> EncodeResult,
+        values: impl FnOnce(&mut Self) -> EncodeResult,
+    ) -> EncodeResult {
+        self.node(NodeType::Map)?;
+        self.columns.push(Column::lengths(lengths));
+        self.child(Segment::Keys, keys)?;
+        self.child(Segment::Values, values)
+    }
+
+    /// A tuple of `len` elements; `elements` must call [`Self::element`] once for each, in order.
+    pub fn tuple(&mut self, len: usize, elements: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+        self.node(NodeType::Tuple)?;
+        write_varint(&mut self.schema, len as u64);
+        elements(self)
+    }
+
+    /// Tuple element `index`.
+    pub fn element(&mut self, index: usize, write: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+        self.child(Segment::Index(index), write)
+    }
+
+    /// A struct of `len` named fields; `fields` must call [`Self::field`] once for each.
+    pub fn structure(&mut self, len: usize, fields: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+        self.node(NodeType::Struct)?;
+        write_varint(&mut self.schema, len as u64);
+        fields(self)
+    }
+
+    /// A named field of the current struct.
+    pub fn field(&mut self, name: &str, write: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+        write_prefixed(&mut self.schema, name.as_bytes());
+        self.child(Segment::Field(name.to_owned()), write)
+    }
+
+    /// An enum of `len` variants with its discriminant stream (indices into the variants, in the
+    /// order written); `variants` must call [`Self::variant`] once for each.
+    pub fn enumeration(
+        &mut self,
+        len: usize,
+        discriminants: Vec<u32>,
+        variants: impl FnOnce(&mut Self) -> EncodeResult,
+    ) -> EncodeResult {
+        self.node(NodeType::Enum)?;
+        write_varint(&mut self.schema, len as u64);
+        self.columns.push(Column::discriminants(discriminants));
+        variants(self)
+    }
+
+    /// A named variant of the current enum.
+    pub fn variant(&mut self, name: &str, write: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+        write_prefixed(&mut self.schema, name.as_bytes());
+        self.child(Segment::Variant(name.to_owned()), write)
+    }
+}

@@ -1,0 +1,116 @@
+//! Maps: a length stream, all keys in one child and all values in the other. `HashMap` entries
+//! are sorted by key so that equal maps encode to equal bytes.
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasher, Hash};
+
+use super::{is_empty_void, Decode, Encode, Lazy, ValueDecoder, ValueEncoder};
+use crate::branch::DecodeContext;
+use crate::error::DecodeError;
+use crate::schema::{EncodeResult, NodeRef, NodeType, SchemaWriter};
+
+/// Collects map sizes, keys and values.
+#[derive(Debug)]
+pub struct MapEncoder<K: Encode, V: Encode> {
+    lengths: Vec<u64>,
+    keys: Lazy<K::Encoder>,
+    values: Lazy<V::Encoder>,
+}
+
+impl<K: Encode, V: Encode> MapEncoder<K, V> {
+    #[inline]
+    fn push_entries<'a>(&mut self, entries: impl ExactSizeIterator<Item = (&'a K, &'a V)>)
+    where
+        K: 'a,
+        V: 'a,
+    {
+        self.lengths.push(entries.len() as u64);
+        if entries.len() == 0 {
+            return;
+        }
+        for (key, value) in entries {
+            if let Some(keys) = self.keys.get::<K>() {
+                keys.push(key);
+            }
+            if let Some(values) = self.values.get::<V>() {
+                values.push(value);
+            }
+        }
+    }
+}
+
+macro_rules! map {
+    ($([$($generics:tt)*] $t:ty, |$encoder:ident, $map:ident| $push:expr, [$($decode_generics:tt)*]);* $(;)?) => {$(
+        impl<$($generics)*> ValueEncoder<$t> for MapEncoder<K, V> {
+            fn new(depth: usize) -> Self {
+                MapEncoder { lengths: Vec::new(), keys: Lazy::new(depth + 1), values: Lazy::new(depth + 1) }
+            }
+            #[inline]
+            fn push(&mut self, $map: &$t) {
+                let $encoder = self;
+                $push
+            }
+            fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+                let (keys, values) = (self.keys, self.values);
+                out.map(self.lengths, |out| keys.finish::<K>(out), |out| values.finish::<V>(out))
+            }
+        }
+
+        impl<$($generics)*> Encode for $t {
+            type Encoder = MapEncoder<K, V>;
+        }
+
+        impl<$($decode_generics)*> ValueDecoder<$t> for MapDecoder<K, V> {
+            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+                MapDecoder::build(node, count, ctx)
+            }
+            #[inline]
+            fn next(&mut self) -> $t {
+                let len = self.lengths.next().unwrap_or(0) as usize;
+                match self.entries.as_deref_mut() {
+                    Some((keys, values)) if len > 0 => (0..len).map(|_| (keys.next(), values.next())).collect(),
+                    _ => Default::default(),
+                }
+            }
+        }
+
+        impl<$($decode_generics)*> Decode for $t {
+            type Decoder = MapDecoder<K, V>;
+        }
+    )*};
+}
+
+map! {
+    [K: Encode, V: Encode] BTreeMap<K, V>, |e, map| e.push_entries(map.iter()), [K: Decode + Ord, V: Decode];
+    [K: Encode + Ord, V: Encode, S] HashMap<K, V, S>, |e, map| {
+        let mut entries: Vec<(&K, &V)> = map.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        e.push_entries(entries.into_iter());
+    }, [K: Decode + Eq + Hash, V: Decode, S: BuildHasher + Default];
+}
+
+/// Hands back maps of any map type.
+#[derive(Debug)]
+pub struct MapDecoder<K: Decode, V: Decode> {
+    lengths: std::vec::IntoIter<u64>,
+    entries: Option<Box<(K::Decoder, V::Decoder)>>,
+}
+
+impl<K: Decode, V: Decode> MapDecoder<K, V> {
+    fn build(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        if is_empty_void(node, count)? {
+            return Ok(MapDecoder { lengths: Vec::new().into_iter(), entries: None });
+        }
+        if node.node_type() != NodeType::Map {
+            return Err(node.mismatch("a map"));
+        }
+        let (lengths, total) = ctx.lengths(node, count)?;
+        if total == 0 {
+            return Ok(MapDecoder { lengths: lengths.into_iter(), entries: None });
+        }
+        ctx.charge(node, total, size_of::<(K, V)>())?;
+        let keys = K::Decoder::new(node.child(0).unwrap_or_else(|| node.void()), total, ctx)?;
+        let values = V::Decoder::new(node.child(1).unwrap_or_else(|| node.void()), total, ctx)?;
+        Ok(MapDecoder { lengths: lengths.into_iter(), entries: Some(Box::new((keys, values))) })
+    }
+}

@@ -1,0 +1,124 @@
+//! The mapping of Rust types onto schema nodes and branches.
+//!
+//! Every type names a column encoder that collects *all* values of that type found at one path
+//! (the `name` field of every order, say) and a column decoder that hands them back one by one.
+//! Containers hold the encoders of their parts, so a value is taken apart into one column per
+//! path while it is pushed, and put together again while it is pulled.
+
+mod derive_support;
+mod maps;
+mod option;
+mod pointers;
+mod primitives;
+mod seq;
+mod strings;
+mod tuples;
+
+pub use derive_support::{
+    check_unit, Discriminants, EnumNode, Lazy, Missing, OrDefault, StructNode, TupleNode, UnitEncoder,
+};
+
+use crate::branch::DecodeContext;
+use crate::error::DecodeError;
+use crate::schema::{EncodeResult, NodeRef, SchemaWriter};
+
+/// A type that tree-buf can encode. Derive it with `#[derive(Encode)]`.
+///
+/// ```
+/// use tree_buf::prelude::*;
+///
+/// #[derive(Encode, Decode, PartialEq, Debug)]
+/// struct Point {
+///     x: i32,
+///     y: i32,
+/// }
+///
+/// let points = vec![Point { x: 1, y: 2 }, Point { x: 3, y: 4 }];
+/// let bytes = encode(&points);
+/// assert_eq!(decode::<Vec<Point>>(&bytes).unwrap(), points);
+/// ```
+pub trait Encode {
+    /// Collects the values of this type at one path into columns.
+    #[doc(hidden)]
+    type Encoder: ValueEncoder<Self>;
+}
+
+/// A type that tree-buf can decode. Derive it with `#[derive(Decode)]`.
+pub trait Decode: Sized {
+    /// Rebuilds the values of this type at one path from columns.
+    #[doc(hidden)]
+    type Decoder: ValueDecoder<Self>;
+}
+
+/// Collects every value of type `T` found at one schema path. Implemented by generated code; not
+/// part of the stable API.
+#[doc(hidden)]
+pub trait ValueEncoder<T: ?Sized> {
+    /// An empty encoder for a node `depth` schema levels below the root.
+    fn new(depth: usize) -> Self
+    where
+        Self: Sized;
+
+    /// Takes the next value apart into the columns.
+    fn push(&mut self, value: &T);
+
+    /// Takes several values apart; containers of primitives copy them in bulk.
+    fn push_all(&mut self, values: &[T])
+    where
+        T: Sized,
+    {
+        for value in values {
+            self.push(value);
+        }
+    }
+
+    /// Writes this node of the schema and hands the columns to the writer.
+    fn finish(self, out: &mut SchemaWriter) -> EncodeResult;
+}
+
+/// Hands back, one by one, the values of type `T` stored under one schema node. Implemented by
+/// generated code; not part of the stable API.
+///
+/// `new` reads and validates every column the values need, so that `next` cannot fail: it is
+/// called exactly `count` times.
+#[doc(hidden)]
+pub trait ValueDecoder<T>: Sized {
+    /// Reads the `count` values stored under `node`.
+    fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError>;
+
+    /// A decoder for a field the file does not have: an error unless there are no values or the
+    /// type has a natural absent value (`Option`).
+    fn absent(missing: Missing<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        if count == 0 {
+            Self::new(missing.void(), 0, ctx)
+        } else {
+            Err(missing.error())
+        }
+    }
+
+    /// The next value.
+    fn next(&mut self) -> T;
+
+    /// The next `n` values as a vector; leaves copy them in bulk.
+    fn next_vec(&mut self, n: usize) -> Vec<T> {
+        (0..n).map(|_| self.next()).collect()
+    }
+}
+
+/// Checks how a decoder must treat a `Void` node: `Ok(true)` when the node is void and there are
+/// no values (the decoder is empty), `Ok(false)` when the node is not void, and an error when a
+/// void node is asked for values.
+pub(crate) fn is_empty_void(node: NodeRef<'_>, count: usize) -> Result<bool, DecodeError> {
+    if node.node_type() != crate::schema::NodeType::Void {
+        return Ok(false);
+    }
+    if count == 0 {
+        Ok(true)
+    } else {
+        Err(DecodeError::new(
+            crate::error::DecodeErrorKind::Corrupt,
+            node.path(),
+            format!("no values were written here, but {count} are needed"),
+        ))
+    }
+}

@@ -1,0 +1,84 @@
+//! `Option<T>`: a presence stream, and the present values only in the child.
+
+use super::{Decode, Encode, Missing, ValueDecoder, ValueEncoder};
+use crate::branch::DecodeContext;
+use crate::error::DecodeError;
+use crate::schema::{EncodeResult, NodeRef, NodeType, SchemaWriter};
+
+/// Collects presence bits and the present values.
+#[derive(Debug)]
+pub struct OptionEncoder<T: Encode> {
+    presence: Vec<bool>,
+    inner: T::Encoder,
+}
+
+impl<T: Encode> ValueEncoder<Option<T>> for OptionEncoder<T> {
+    fn new(depth: usize) -> Self {
+        OptionEncoder { presence: Vec::new(), inner: T::Encoder::new(depth + 1) }
+    }
+
+    #[inline]
+    fn push(&mut self, value: &Option<T>) {
+        self.presence.push(value.is_some());
+        if let Some(value) = value {
+            self.inner.push(value);
+        }
+    }
+
+    fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+        let inner = self.inner;
+        out.option(self.presence, |out| inner.finish(out))
+    }
+}
+
+impl<T: Encode> Encode for Option<T> {
+    type Encoder = OptionEncoder<T>;
+}
+
+/// Hands back `Some` or `None` per the presence stream.
+#[derive(Debug)]
+pub struct OptionDecoder<T: Decode> {
+    presence: Presence,
+    inner: T::Decoder,
+}
+
+#[derive(Debug)]
+enum Presence {
+    Stream(std::vec::IntoIter<bool>),
+    /// The file has a plain `T` here, which reads as `Option<T>` with every value present.
+    All,
+    /// The file lacks this field: every value is `None`.
+    None,
+}
+
+impl<T: Decode> ValueDecoder<Option<T>> for OptionDecoder<T> {
+    fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        if node.node_type() != NodeType::Option {
+            return Ok(OptionDecoder { presence: Presence::All, inner: T::Decoder::new(node, count, ctx)? });
+        }
+        let presence = ctx.bools(node, count)?;
+        let present = presence.iter().filter(|&&p| p).count();
+        let child = node.child(0).unwrap_or_else(|| node.void());
+        let inner = T::Decoder::new(child, present, ctx)?;
+        Ok(OptionDecoder { presence: Presence::Stream(presence.into_iter()), inner })
+    }
+
+    fn absent(missing: Missing<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        ctx.charge(missing.void(), count, 1)?;
+        Ok(OptionDecoder { presence: Presence::None, inner: T::Decoder::new(missing.void(), 0, ctx)? })
+    }
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        let present = match &mut self.presence {
+            Presence::Stream(stream) => stream.next().unwrap_or(false),
+            Presence::All => true,
+            Presence::None => false,
+        };
+        present.then(|| self.inner.next())
+    }
+}
+
+impl<T: Decode> Decode for Option<T> {
+    type Decoder = OptionDecoder<T>;
+}

@@ -1,0 +1,164 @@
+//! Transparent wrappers: `Box`, `Rc`, `Arc`, references and `Cow` store exactly what they point
+//! to. `Box`, `Rc` and `Arc` create their inner encoder lazily, which is what lets recursive types
+//! such as `struct List { next: Option<Box<List>> }` have finite encoders.
+
+use std::borrow::{Borrow, Cow};
+use std::marker::PhantomData;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use super::{Decode, Encode, Lazy, ValueDecoder, ValueEncoder};
+use crate::branch::DecodeContext;
+use crate::error::DecodeError;
+use crate::schema::{EncodeResult, NodeRef, SchemaWriter};
+
+/// Encodes what a smart pointer points to, creating the encoder on first use.
+#[derive(Debug)]
+pub struct PointerEncoder<T: Encode + ?Sized>(Lazy<T::Encoder>);
+
+macro_rules! pointer {
+    ($($p:ident),*) => {$(
+        impl<T: Encode + ?Sized> ValueEncoder<$p<T>> for PointerEncoder<T> {
+            fn new(depth: usize) -> Self {
+                PointerEncoder(Lazy::new(depth))
+            }
+            #[inline]
+            fn push(&mut self, value: &$p<T>) {
+                if let Some(inner) = self.0.get::<T>() {
+                    inner.push(value);
+                }
+            }
+            fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+                self.0.finish::<T>(out)
+            }
+        }
+
+        impl<T: Encode + ?Sized> Encode for $p<T> {
+            type Encoder = PointerEncoder<T>;
+        }
+
+        impl<T: Decode> ValueDecoder<$p<T>> for PointerDecoder<T> {
+            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+                PointerDecoder::build(node, count, ctx)
+            }
+            #[inline]
+            fn next(&mut self) -> $p<T> {
+                $p::new(self.next_inner())
+            }
+        }
+
+        impl<T: Decode> Decode for $p<T> {
+            type Decoder = PointerDecoder<T>;
+        }
+    )*};
+}
+pointer!(Box, Rc, Arc);
+
+/// Decodes what a smart pointer points to. With no values it builds no inner decoder, which ends
+/// the recursion of recursive types.
+#[derive(Debug)]
+pub struct PointerDecoder<T: Decode>(Option<Box<T::Decoder>>);
+
+impl<T: Decode> PointerDecoder<T> {
+    fn build(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        if count == 0 {
+            return Ok(PointerDecoder(None));
+        }
+        ctx.charge(node, count, size_of::<T>())?;
+        Ok(PointerDecoder(Some(Box::new(T::Decoder::new(node, count, ctx)?))))
+    }
+
+    #[inline]
+    fn next_inner(&mut self) -> T {
+        self.0.as_mut().expect("a pointer decoder is only asked for values after validating their count").next()
+    }
+}
+
+/// Encodes what a reference points to.
+#[derive(Debug)]
+pub struct RefEncoder<E>(E);
+
+impl<'a, T: Encode + ?Sized> ValueEncoder<&'a T> for RefEncoder<T::Encoder> {
+    fn new(depth: usize) -> Self {
+        RefEncoder(T::Encoder::new(depth))
+    }
+    #[inline]
+    fn push(&mut self, value: &&'a T) {
+        self.0.push(*value);
+    }
+    fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+        self.0.finish(out)
+    }
+}
+
+impl<T: Encode + ?Sized> Encode for &T {
+    type Encoder = RefEncoder<T::Encoder>;
+}
+
+impl<T: Encode + ?Sized> Encode for &mut T {
+    type Encoder = MutRefEncoder<T::Encoder>;
+}
+
+/// Encodes what a mutable reference points to.
+#[derive(Debug)]
+pub struct MutRefEncoder<E>(E);
+
+impl<'a, T: Encode + ?Sized> ValueEncoder<&'a mut T> for MutRefEncoder<T::Encoder> {
+    fn new(depth: usize) -> Self {
+        MutRefEncoder(T::Encoder::new(depth))
+    }
+    #[inline]
+    fn push(&mut self, value: &&'a mut T) {
+        self.0.push(&**value);
+    }
+    fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+        self.0.finish(out)
+    }
+}
+
+/// Encodes the borrowed or owned value of a `Cow` alike.
+#[derive(Debug)]
+pub struct CowEncoder<E>(E);
+
+impl<'a, B: Encode + ToOwned + ?Sized> ValueEncoder<Cow<'a, B>> for CowEncoder<B::Encoder> {
+    fn new(depth: usize) -> Self {
+        CowEncoder(B::Encoder::new(depth))
+    }
+    #[inline]
+    fn push(&mut self, value: &Cow<'a, B>) {
+        self.0.push(value.as_ref());
+    }
+    fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+        self.0.finish(out)
+    }
+}
+
+impl<B: Encode + ToOwned + ?Sized> Encode for Cow<'_, B> {
+    type Encoder = CowEncoder<B::Encoder>;
+}
+
+/// Decodes into `Cow::Owned`.
+#[derive(Debug)]
+pub struct CowDecoder<D, B: ?Sized>(D, PhantomData<fn() -> PhantomData<B>>);
+
+impl<'a, B> ValueDecoder<Cow<'a, B>> for CowDecoder<<B::Owned as Decode>::Decoder, B>
+where
+    B: ToOwned + ?Sized,
+    B::Owned: Decode + Borrow<B>,
+{
+    fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        Ok(CowDecoder(<B::Owned as Decode>::Decoder::new(node, count, ctx)?, PhantomData))
+    }
+    #[inline]
+    fn next(&mut self) -> Cow<'a, B> {
+        Cow::Owned(self.0.next())
+    }
+}
+
+impl<B> Decode for Cow<'_, B>
+where
+    B: ToOwned + ?Sized,
+    B::Owned: Decode,
+{
+    type Decoder = CowDecoder<<B::Owned as Decode>::Decoder, B>;
+}

@@ -1,0 +1,259 @@
+//! Leaves: booleans, integers, floats, chars and `()`.
+//!
+//! Integers are written at their declared width and read into any integer type that holds every
+//! value (a `u32` file reads as `u64`, or as `u8` when each value fits); floats widen from `f32`
+//! to `f64` but never narrow; all of them are bit-exact.
+
+use std::marker::PhantomData;
+
+use super::derive_support::check_unit;
+use super::{is_empty_void, Decode, Encode, ValueDecoder, ValueEncoder};
+use crate::branch::{Column, DecodeContext, Words};
+use crate::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::schema::{EncodeResult, NodeRef, NodeType, SchemaWriter};
+
+/// Collects the values of a primitive type as they are.
+#[derive(Debug)]
+pub struct PrimitiveEncoder<T> {
+    values: Vec<T>,
+}
+
+/// Hands back a decoded column of a primitive type.
+#[derive(Debug)]
+pub struct PrimitiveDecoder<T> {
+    values: Vec<T>,
+    position: usize,
+}
+
+impl<T: Copy + Default> PrimitiveDecoder<T> {
+    fn from_values(values: Vec<T>) -> Self {
+        PrimitiveDecoder { values, position: 0 }
+    }
+
+    #[inline]
+    fn next_value(&mut self) -> T {
+        let value = self.values.get(self.position).copied().unwrap_or_default();
+        self.position += 1;
+        value
+    }
+
+    fn next_values(&mut self, n: usize) -> Vec<T> {
+        let start = self.position.min(self.values.len());
+        let end = self.position.saturating_add(n).min(self.values.len());
+        self.position = end;
+        self.values[start..end].to_vec()
+    }
+}
+
+/// Implements the encoder, decoder and traits of a primitive whose decoding is `$decode`.
+macro_rules! primitive {
+    ($t:ty, $node:expr, |$values:ident| $column:expr, $decode:path) => {
+        impl ValueEncoder<$t> for PrimitiveEncoder<$t> {
+            fn new(_depth: usize) -> Self {
+                PrimitiveEncoder { values: Vec::new() }
+            }
+            #[inline]
+            fn push(&mut self, value: &$t) {
+                self.values.push(*value);
+            }
+            fn push_all(&mut self, values: &[$t]) {
+                self.values.extend_from_slice(values);
+            }
+            fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+                let $values = self.values;
+                out.leaf($node, $column)
+            }
+        }
+
+        impl ValueDecoder<$t> for PrimitiveDecoder<$t> {
+            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+                if is_empty_void(node, count)? {
+                    return Ok(PrimitiveDecoder::from_values(Vec::new()));
+                }
+                Ok(PrimitiveDecoder::from_values($decode(node, count, ctx)?))
+            }
+            #[inline]
+            fn next(&mut self) -> $t {
+                self.next_value()
+            }
+            fn next_vec(&mut self, n: usize) -> Vec<$t> {
+                self.next_values(n)
+            }
+        }
+
+        impl Encode for $t {
+            type Encoder = PrimitiveEncoder<$t>;
+        }
+
+        impl Decode for $t {
+            type Decoder = PrimitiveDecoder<$t>;
+        }
+    };
+}
+
+/// An integer type as stored: its node type and the word holding its bit pattern.
+trait StoredInt: Copy {
+    type Word: crate::encodings::int::Word;
+    fn from_word(word: Self::Word) -> Self;
+}
+
+macro_rules! stored_int {
+    ($($t:ty => $word:ty),*) => {$(
+        impl StoredInt for $t {
+            type Word = $word;
+            #[inline]
+            fn from_word(word: $word) -> Self {
+                word as $t
+            }
+        }
+    )*};
+}
+stored_int!(u8 => u8, u16 => u16, u32 => u32, u64 => u64, u128 => u128, i8 => u8, i16 => u16, i32 => u32, i64 => u64, i128 => u128);
+
+/// Reads the stored integers of `node` as `S`, then converts each to `T`, failing on the first
+/// value `T` cannot hold.
+fn convert_ints<S, T>(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Vec<T>, DecodeError>
+where
+    S: StoredInt + std::fmt::Display,
+    T: TryFrom<S>,
+{
+    let words = ctx.words::<S::Word>(node, count)?;
+    if size_of::<T>() > size_of::<S::Word>() {
+        ctx.charge(node, count, size_of::<T>())?;
+    }
+    words
+        .into_iter()
+        .map(|word| {
+            let value = S::from_word(word);
+            T::try_from(value).map_err(|_| {
+                DecodeError::new(
+                    DecodeErrorKind::SchemaMismatch,
+                    node.path(),
+                    format!(
+                        "the file has {} here, and its value {value} does not fit in the type's {}",
+                        node.node_type(),
+                        std::any::type_name::<T>()
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Reads any integer node into integers of type `T`.
+fn decode_int<T>(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Vec<T>, DecodeError>
+where
+    T: TryFrom<u8> + TryFrom<u16> + TryFrom<u32> + TryFrom<u64> + TryFrom<u128>,
+    T: TryFrom<i8> + TryFrom<i16> + TryFrom<i32> + TryFrom<i64> + TryFrom<i128>,
+{
+    match node.node_type() {
+        NodeType::U8 => convert_ints::<u8, T>(node, count, ctx),
+        NodeType::U16 => convert_ints::<u16, T>(node, count, ctx),
+        NodeType::U32 => convert_ints::<u32, T>(node, count, ctx),
+        NodeType::U64 => convert_ints::<u64, T>(node, count, ctx),
+        NodeType::U128 => convert_ints::<u128, T>(node, count, ctx),
+        NodeType::I8 => convert_ints::<i8, T>(node, count, ctx),
+        NodeType::I16 => convert_ints::<i16, T>(node, count, ctx),
+        NodeType::I32 => convert_ints::<i32, T>(node, count, ctx),
+        NodeType::I64 => convert_ints::<i64, T>(node, count, ctx),
+        NodeType::I128 => convert_ints::<i128, T>(node, count, ctx),
+        _ => Err(node.mismatch(std::any::type_name::<T>())),
+    }
+}
+
+primitive!(u8, NodeType::U8, |v| Column::Unsigned(Words::U8(v)), decode_int);
+primitive!(u16, NodeType::U16, |v| Column::Unsigned(Words::U16(v)), decode_int);
+primitive!(u32, NodeType::U32, |v| Column::Unsigned(Words::U32(v)), decode_int);
+primitive!(u64, NodeType::U64, |v| Column::Unsigned(Words::U64(v)), decode_int);
+primitive!(u128, NodeType::U128, |v| Column::Unsigned(Words::U128(v)), decode_int);
+primitive!(usize, NodeType::U64, |v| Column::Unsigned(Words::U64(v.into_iter().map(|x| x as u64).collect())), decode_int);
+primitive!(i8, NodeType::I8, |v| Column::Signed(Words::U8(v.into_iter().map(|x| x as u8).collect())), decode_int);
+primitive!(i16, NodeType::I16, |v| Column::Signed(Words::U16(v.into_iter().map(|x| x as u16).collect())), decode_int);
+primitive!(i32, NodeType::I32, |v| Column::Signed(Words::U32(v.into_iter().map(|x| x as u32).collect())), decode_int);
+primitive!(i64, NodeType::I64, |v| Column::Signed(Words::U64(v.into_iter().map(|x| x as u64).collect())), decode_int);
+primitive!(i128, NodeType::I128, |v| Column::Signed(Words::U128(v.into_iter().map(|x| x as u128).collect())), decode_int);
+primitive!(isize, NodeType::I64, |v| Column::Signed(Words::U64(v.into_iter().map(|x| x as i64 as u64).collect())), decode_int);
+
+fn decode_f32(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Vec<f32>, DecodeError> {
+    match node.node_type() {
+        NodeType::F32 => Ok(ctx.words::<u32>(node, count)?.into_iter().map(f32::from_bits).collect()),
+        NodeType::F64 => Err(DecodeError::new(
+            DecodeErrorKind::SchemaMismatch,
+            node.path(),
+            "the file has f64 here, the type expects f32: narrowing would lose precision",
+        )),
+        _ => Err(node.mismatch("f32")),
+    }
+}
+
+fn decode_f64(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Vec<f64>, DecodeError> {
+    match node.node_type() {
+        NodeType::F64 => Ok(ctx.words::<u64>(node, count)?.into_iter().map(f64::from_bits).collect()),
+        NodeType::F32 => {
+            ctx.charge(node, count, size_of::<f64>())?;
+            // Widening is exact, and keeps NaN payloads as far as IEEE 754 conversion does.
+            Ok(ctx.words::<u32>(node, count)?.into_iter().map(|bits| f64::from(f32::from_bits(bits))).collect())
+        }
+        _ => Err(node.mismatch("f64")),
+    }
+}
+
+primitive!(f32, NodeType::F32, |v| Column::Float(Words::U32(v.into_iter().map(f32::to_bits).collect())), decode_f32);
+primitive!(f64, NodeType::F64, |v| Column::Float(Words::U64(v.into_iter().map(f64::to_bits).collect())), decode_f64);
+
+fn decode_bool(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Vec<bool>, DecodeError> {
+    match node.node_type() {
+        NodeType::Bool => ctx.bools(node, count),
+        _ => Err(node.mismatch("bool")),
+    }
+}
+
+primitive!(bool, NodeType::Bool, |v| Column::Bool(v), decode_bool);
+
+fn decode_char(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Vec<char>, DecodeError> {
+    match node.node_type() {
+        NodeType::Char => ctx
+            .words::<u32>(node, count)?
+            .into_iter()
+            .map(|code| {
+                char::from_u32(code).ok_or_else(|| {
+                    corrupt(format!("{code:#x} is not a Unicode scalar value")).at_path_if_unset(|| node.path())
+                })
+            })
+            .collect(),
+        _ => Err(node.mismatch("char")),
+    }
+}
+
+primitive!(char, NodeType::Char, |v| Column::Unsigned(Words::U32(v.into_iter().map(u32::from).collect())), decode_char);
+
+/// Decodes values without data: `()`, `PhantomData`.
+#[derive(Debug)]
+pub struct UnitDecoder<T: ?Sized>(PhantomData<fn() -> PhantomData<T>>);
+
+macro_rules! unit {
+    ($([$($generics:tt)*] $t:ty => $value:expr, $name:expr);*) => {$(
+        impl<$($generics)*> Encode for $t {
+            type Encoder = super::UnitEncoder;
+        }
+
+        impl<$($generics)*> Decode for $t {
+            type Decoder = UnitDecoder<$t>;
+        }
+
+        impl<$($generics)*> ValueDecoder<$t> for UnitDecoder<$t> {
+            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+                check_unit(node, count, $name)?;
+                // Zero-sized values still cost time to hand out; bound them like any other.
+                ctx.charge(node, count, 1)?;
+                Ok(UnitDecoder(PhantomData))
+            }
+            #[inline]
+            fn next(&mut self) -> $t {
+                $value
+            }
+        }
+    )*};
+}
+
+unit!([] () => (), "()"; [T: ?Sized] PhantomData<T> => PhantomData, "PhantomData");

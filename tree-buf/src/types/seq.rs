@@ -1,0 +1,254 @@
+//! Sequences: `Vec`, `VecDeque`, slices, `Box<[T]>`, sets and arrays `[T; N]`.
+//!
+//! A sequence node stores one length per value and all items of all values, back to back, in its
+//! child; an array node stores no lengths since all are `N`. Either reads as the other when the
+//! lengths fit. Sets are sequences in sorted order, so equal sets encode to equal bytes.
+
+use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::hash::{BuildHasher, Hash};
+
+use super::{is_empty_void, Decode, Encode, Lazy, ValueDecoder, ValueEncoder};
+use crate::branch::DecodeContext;
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::schema::{EncodeResult, NodeRef, NodeType, SchemaWriter};
+
+/// Collects the length of every sequence and all their items.
+#[derive(Debug)]
+pub struct SeqEncoder<T: Encode> {
+    lengths: Vec<u64>,
+    items: Lazy<T::Encoder>,
+}
+
+impl<T: Encode> SeqEncoder<T> {
+    fn new_at(depth: usize) -> Self {
+        SeqEncoder { lengths: Vec::new(), items: Lazy::new(depth + 1) }
+    }
+
+    #[inline]
+    fn push_slice(&mut self, items: &[T]) {
+        self.lengths.push(items.len() as u64);
+        if !items.is_empty() {
+            if let Some(encoder) = self.items.get::<T>() {
+                encoder.push_all(items);
+            }
+        }
+    }
+
+    #[inline]
+    fn push_iter<'a>(&mut self, items: impl ExactSizeIterator<Item = &'a T>)
+    where
+        T: 'a,
+    {
+        self.lengths.push(items.len() as u64);
+        if items.len() > 0 {
+            if let Some(encoder) = self.items.get::<T>() {
+                items.for_each(|item| encoder.push(item));
+            }
+        }
+    }
+
+    fn finish_seq(self, out: &mut SchemaWriter) -> EncodeResult {
+        let items = self.items;
+        out.seq(self.lengths, |out| items.finish::<T>(out))
+    }
+}
+
+macro_rules! seq_encoder {
+    ($([$($generics:tt)*] $t:ty, |$encoder:ident, $value:ident| $push:expr);* $(;)?) => {$(
+        impl<$($generics)*> ValueEncoder<$t> for SeqEncoder<T> {
+            fn new(depth: usize) -> Self {
+                SeqEncoder::new_at(depth)
+            }
+            #[inline]
+            fn push(&mut self, $value: &$t) {
+                let $encoder = self;
+                $push
+            }
+            fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+                self.finish_seq(out)
+            }
+        }
+
+        impl<$($generics)*> Encode for $t {
+            type Encoder = SeqEncoder<T>;
+        }
+    )*};
+}
+
+seq_encoder! {
+    [T: Encode] [T], |e, value| e.push_slice(value);
+    [T: Encode] Vec<T>, |e, value| e.push_slice(value);
+    [T: Encode] VecDeque<T>, |e, value| {
+        let (front, back) = value.as_slices();
+        e.lengths.push(value.len() as u64);
+        if !value.is_empty() {
+            if let Some(encoder) = e.items.get::<T>() {
+                encoder.push_all(front);
+                encoder.push_all(back);
+            }
+        }
+    };
+    [T: Encode] BTreeSet<T>, |e, value| e.push_iter(value.iter());
+    [T: Encode + Ord, S] HashSet<T, S>, |e, value| {
+        let mut sorted: Vec<&T> = value.iter().collect();
+        sorted.sort_unstable();
+        e.push_iter(sorted.into_iter());
+    };
+}
+
+/// How many items each value of a sequence node has.
+#[derive(Debug)]
+enum Lengths {
+    Stream(std::vec::IntoIter<u64>),
+    Fixed(usize),
+}
+
+impl Lengths {
+    #[inline]
+    fn next(&mut self) -> usize {
+        match self {
+            Lengths::Stream(lengths) => lengths.next().unwrap_or(0) as usize,
+            Lengths::Fixed(len) => *len,
+        }
+    }
+}
+
+/// Reads the lengths of `count` values from a sequence or array node, and their total.
+fn read_lengths(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>, expected: &str) -> Result<(Lengths, usize), DecodeError> {
+    if is_empty_void(node, count)? {
+        return Ok((Lengths::Fixed(0), 0));
+    }
+    match node.node_type() {
+        NodeType::Seq => {
+            let (lengths, total) = ctx.lengths(node, count)?;
+            Ok((Lengths::Stream(lengths.into_iter()), total))
+        }
+        NodeType::Array => {
+            let len = usize::try_from(node.array_len()).unwrap_or(usize::MAX);
+            let total = len.checked_mul(count).ok_or_else(|| {
+                DecodeError::new(DecodeErrorKind::LimitExceeded, node.path(), "the array items add up to more than memory can address")
+            })?;
+            Ok((Lengths::Fixed(len), total))
+        }
+        _ => Err(node.mismatch(expected)),
+    }
+}
+
+/// Hands back sequences of any collection type.
+#[derive(Debug)]
+pub struct SeqDecoder<T: Decode> {
+    lengths: Lengths,
+    items: Option<Box<T::Decoder>>,
+}
+
+impl<T: Decode> SeqDecoder<T> {
+    fn build(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        let (lengths, total) = read_lengths(node, count, ctx, "a sequence")?;
+        if total == 0 {
+            return Ok(SeqDecoder { lengths, items: None });
+        }
+        ctx.charge(node, total, size_of::<T>())?;
+        let child = node.child(0).unwrap_or_else(|| node.void());
+        Ok(SeqDecoder { lengths, items: Some(Box::new(T::Decoder::new(child, total, ctx)?)) })
+    }
+
+    /// The items of the next sequence, through `collect`.
+    #[inline]
+    fn next_with<C>(&mut self, collect: impl FnOnce(&mut T::Decoder, usize) -> C, empty: impl FnOnce() -> C) -> C {
+        let len = self.lengths.next();
+        match self.items.as_deref_mut() {
+            Some(items) if len > 0 => collect(items, len),
+            _ => empty(),
+        }
+    }
+}
+
+macro_rules! seq_decoder {
+    ($([$($generics:tt)*] $t:ty, |$items:ident, $len:ident| $collect:expr);* $(;)?) => {$(
+        impl<$($generics)*> ValueDecoder<$t> for SeqDecoder<T> {
+            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+                SeqDecoder::build(node, count, ctx)
+            }
+            #[inline]
+            fn next(&mut self) -> $t {
+                self.next_with(|$items, $len| $collect, Default::default)
+            }
+        }
+
+        impl<$($generics)*> Decode for $t {
+            type Decoder = SeqDecoder<T>;
+        }
+    )*};
+}
+
+seq_decoder! {
+    [T: Decode] Vec<T>, |items, len| items.next_vec(len);
+    [T: Decode] VecDeque<T>, |items, len| items.next_vec(len).into();
+    [T: Decode] Box<[T]>, |items, len| items.next_vec(len).into_boxed_slice();
+    [T: Decode + Ord] BTreeSet<T>, |items, len| (0..len).map(|_| items.next()).collect();
+    [T: Decode + Eq + Hash, S: BuildHasher + Default] HashSet<T, S>, |items, len| (0..len).map(|_| items.next()).collect();
+}
+
+/// Collects the items of fixed-length arrays.
+#[derive(Debug)]
+pub struct ArrayEncoder<T: Encode> {
+    items: T::Encoder,
+}
+
+impl<T: Encode, const N: usize> ValueEncoder<[T; N]> for ArrayEncoder<T> {
+    fn new(depth: usize) -> Self {
+        ArrayEncoder { items: T::Encoder::new(depth + 1) }
+    }
+
+    #[inline]
+    fn push(&mut self, value: &[T; N]) {
+        self.items.push_all(value);
+    }
+
+    fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+        let items = self.items;
+        out.array(N, |out| items.finish(out))
+    }
+}
+
+impl<T: Encode, const N: usize> Encode for [T; N] {
+    type Encoder = ArrayEncoder<T>;
+}
+
+/// Hands back fixed-length arrays.
+#[derive(Debug)]
+pub struct ArrayDecoder<T: Decode> {
+    items: T::Decoder,
+}
+
+impl<T: Decode, const N: usize> ValueDecoder<[T; N]> for ArrayDecoder<T> {
+    fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        let expected = format!("an array of {N}");
+        let (lengths, total) = read_lengths(node, count, ctx, &expected)?;
+        let wrong_length = match lengths {
+            Lengths::Fixed(len) => (count > 0 && len != N).then_some(len),
+            Lengths::Stream(mut lengths) => lengths.find(|&len| len != N as u64).map(|len| len as usize),
+        };
+        if let Some(len) = wrong_length {
+            return Err(DecodeError::new(
+                DecodeErrorKind::SchemaMismatch,
+                node.path(),
+                format!("the file has a sequence of {len} items here, the type expects {expected}"),
+            ));
+        }
+        if total > 0 {
+            ctx.charge(node, total, size_of::<T>())?;
+        }
+        let child = node.child(0).unwrap_or_else(|| node.void());
+        Ok(ArrayDecoder { items: T::Decoder::new(child, total, ctx)? })
+    }
+
+    #[inline]
+    fn next(&mut self) -> [T; N] {
+        std::array::from_fn(|_| self.items.next())
+    }
+}
+
+impl<T: Decode, const N: usize> Decode for [T; N] {
+    type Decoder = ArrayDecoder<T>;
+}

@@ -1,0 +1,76 @@
+//! Strings: `String`, `str`, `Box<str>`, `Rc<str>`, `Arc<str>` (and `Cow<str>` through the
+//! generic `Cow` impl) all share one node type and one column.
+
+use std::marker::PhantomData;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use super::{is_empty_void, Decode, Encode, ValueDecoder, ValueEncoder};
+use crate::branch::{Column, DecodeContext};
+use crate::encodings::string::StrColumn;
+use crate::error::DecodeError;
+use crate::schema::{EncodeResult, NodeRef, NodeType, SchemaWriter};
+
+/// Collects strings back to back.
+#[derive(Debug, Default)]
+pub struct StrEncoder(StrColumn);
+
+impl<T: AsRef<str> + ?Sized> ValueEncoder<T> for StrEncoder {
+    fn new(_depth: usize) -> Self {
+        StrEncoder::default()
+    }
+
+    #[inline]
+    fn push(&mut self, value: &T) {
+        self.0.push(value.as_ref());
+    }
+
+    fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+        out.leaf(NodeType::Str, Column::Str(self.0))
+    }
+}
+
+impl Encode for str {
+    type Encoder = StrEncoder;
+}
+
+impl Encode for String {
+    type Encoder = StrEncoder;
+}
+
+/// Hands back decoded strings as any type made from a `String`.
+#[derive(Debug)]
+pub struct StrDecoder<T> {
+    column: StrColumn,
+    position: usize,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: From<String>> ValueDecoder<T> for StrDecoder<T> {
+    fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        let column = if is_empty_void(node, count)? {
+            StrColumn::default()
+        } else if node.node_type() == NodeType::Str {
+            ctx.strings(node, count)?
+        } else {
+            return Err(node.mismatch("a string"));
+        };
+        Ok(StrDecoder { column, position: 0, _type: PhantomData })
+    }
+
+    #[inline]
+    fn next(&mut self) -> T {
+        let value = if self.position < self.column.len() { self.column.get(self.position) } else { "" };
+        self.position += 1;
+        T::from(value.to_owned())
+    }
+}
+
+macro_rules! decode_as_string {
+    ($($t:ty),*) => {$(
+        impl Decode for $t {
+            type Decoder = StrDecoder<$t>;
+        }
+    )*};
+}
+decode_as_string!(String, Box<str>, Rc<str>, Arc<str>);

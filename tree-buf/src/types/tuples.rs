@@ -1,0 +1,66 @@
+//! Tuples of up to twelve elements: one child per element.
+
+use super::{Decode, Encode, TupleNode, ValueDecoder, ValueEncoder};
+use crate::branch::DecodeContext;
+use crate::error::DecodeError;
+use crate::schema::{EncodeResult, NodeRef, SchemaWriter};
+
+macro_rules! tuple {
+    ($encoder:ident, $decoder:ident, $len:expr; $($t:ident $i:tt),+) => {
+        /// Collects the elements of tuples, each in its own column.
+        #[derive(Debug)]
+        pub struct $encoder<$($t: Encode),+>($($t::Encoder),+);
+
+        impl<$($t: Encode),+> ValueEncoder<($($t,)+)> for $encoder<$($t),+> {
+            fn new(depth: usize) -> Self {
+                $encoder($($t::Encoder::new(depth + 1)),+)
+            }
+            #[inline]
+            fn push(&mut self, value: &($($t,)+)) {
+                $(self.$i.push(&value.$i);)+
+            }
+            fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+                out.tuple($len, |out| {
+                    $(out.element($i, |out| self.$i.finish(out))?;)+
+                    Ok(())
+                })
+            }
+        }
+
+        impl<$($t: Encode),+> Encode for ($($t,)+) {
+            type Encoder = $encoder<$($t),+>;
+        }
+
+        /// Hands back tuples.
+        #[derive(Debug)]
+        pub struct $decoder<$($t: Decode),+>($($t::Decoder),+);
+
+        impl<$($t: Decode),+> ValueDecoder<($($t,)+)> for $decoder<$($t),+> {
+            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+                let tuple = TupleNode::new(node, count, $len, "a tuple")?;
+                Ok($decoder($(tuple.element::<$t>($i, ctx)?),+))
+            }
+            #[inline]
+            fn next(&mut self) -> ($($t,)+) {
+                ($(self.$i.next(),)+)
+            }
+        }
+
+        impl<$($t: Decode),+> Decode for ($($t,)+) {
+            type Decoder = $decoder<$($t),+>;
+        }
+    };
+}
+
+tuple!(Tuple1Encoder, Tuple1Decoder, 1; A 0);
+tuple!(Tuple2Encoder, Tuple2Decoder, 2; A 0, B 1);
+tuple!(Tuple3Encoder, Tuple3Decoder, 3; A 0, B 1, C 2);
+tuple!(Tuple4Encoder, Tuple4Decoder, 4; A 0, B 1, C 2, D 3);
+tuple!(Tuple5Encoder, Tuple5Decoder, 5; A 0, B 1, C 2, D 3, E 4);
+tuple!(Tuple6Encoder, Tuple6Decoder, 6; A 0, B 1, C 2, D 3, E 4, F 5);
+tuple!(Tuple7Encoder, Tuple7Decoder, 7; A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple!(Tuple8Encoder, Tuple8Decoder, 8; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple!(Tuple9Encoder, Tuple9Decoder, 9; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple!(Tuple10Encoder, Tuple10Decoder, 10; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+tuple!(Tuple11Encoder, Tuple11Decoder, 11; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+tuple!(Tuple12Encoder, Tuple12Decoder, 12; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
