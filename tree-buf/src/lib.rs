@@ -42,7 +42,7 @@ mod schema;
 mod types;
 
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-pub use options::{DecodeOptions, MAX_DEPTH};
+pub use options::{DecodeOptions, EncodeOptions, Preference, MAX_DEPTH};
 pub use schema::{NodeType, Segment};
 // TEMP pub use tree_buf_macros::{Decode, Encode};
 pub use types::{Decode, Encode};
@@ -70,9 +70,15 @@ pub fn encode<T: Encode + ?Sized>(value: &T) -> Vec<u8> {
     }
 }
 
-/// Encodes `value`, returning an error instead of panicking when it nests too deep.
+/// Encodes `value` with the default [`EncodeOptions`], returning an error instead of panicking
+/// when it nests too deep.
 pub fn try_encode<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>, EncodeError> {
-    file::write(value)
+    encode_with_options(value, &EncodeOptions::default())
+}
+
+/// Encodes `value` with the given options: lossy floats, speed against size, parallelism.
+pub fn encode_with_options<T: Encode + ?Sized>(value: &T, options: &EncodeOptions) -> Result<Vec<u8>, EncodeError> {
+    file::write(value, options)
 }
 
 /// Decodes a file written by [`encode`] with the default [`DecodeOptions`].
@@ -84,6 +90,11 @@ pub fn decode<T: Decode>(bytes: &[u8]) -> Result<T, DecodeError> {
 pub fn decode_with_options<T: Decode>(bytes: &[u8], options: &DecodeOptions) -> Result<T, DecodeError> {
     file::read(bytes, options)
 }
+
+/// Compiles and runs the README's examples as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
 
 /// Items the derive macros' output refers to. Not public API: it may change in any release.
 #[doc(hidden)]

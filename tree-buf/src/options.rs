@@ -1,4 +1,6 @@
-//! Options that change how values are decoded.
+//! Options that change how values are encoded and decoded.
+
+use crate::encodings::Settings;
 
 /// The deepest nesting of schema levels that tree-buf encodes or decodes.
 ///
@@ -49,5 +51,70 @@ impl DecodeOptions {
 impl Default for DecodeOptions {
     fn default() -> Self {
         DecodeOptions { max_decoded_bytes: Self::DEFAULT_MAX_DECODED_BYTES, verify_checksums: true }
+    }
+}
+
+/// Whether the encoder favours speed or size.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Preference {
+    /// Column codecs only, no general-purpose compression stage: the fastest to write and read.
+    Faster,
+    /// Column codecs, and a fast zstd stage on large branches where it wins (zstd level 3).
+    #[default]
+    Balanced,
+    /// A slow, strong zstd stage (level 19): the smallest files.
+    Smaller,
+}
+
+/// How to encode; [`Default`] is lossless, balanced between speed and size, and parallel.
+///
+/// ```
+/// use tree_buf::{decode, encode_with_options, EncodeOptions, Preference};
+///
+/// let heights: Vec<f64> = (0..1000).map(|i| (i as f64 * 0.01).sin() * 100.0).collect();
+/// let options = EncodeOptions::default().lossy_float_tolerance(-12).prefer(Preference::Smaller);
+/// let bytes = encode_with_options(&heights, &options)?;
+/// let back: Vec<f64> = decode(&bytes)?;
+/// for (a, b) in back.iter().zip(&heights) {
+///     assert!((a - b).abs() <= 2f64.powi(-12));
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodeOptions {
+    pub(crate) settings: Settings,
+    pub(crate) parallel: bool,
+}
+
+impl EncodeOptions {
+    /// Lets every float be stored within `2^exponent` of its value (`-12`: within 1/4096), which
+    /// shrinks noisy measurements a lot. NaN and infinities are kept exactly. Default: lossless.
+    pub fn lossy_float_tolerance(mut self, exponent: i32) -> Self {
+        self.settings.float_tolerance = Some(exponent.clamp(-120, 120));
+        self
+    }
+
+    /// Trades encoding and decoding speed against size.
+    pub fn prefer(mut self, preference: Preference) -> Self {
+        self.settings.zstd_level = match preference {
+            Preference::Faster => Settings::fast().zstd_level,
+            Preference::Balanced => Settings::default().zstd_level,
+            Preference::Smaller => Settings::small().zstd_level,
+        };
+        self
+    }
+
+    /// Encodes independent branches on several threads (through rayon) when the value is large
+    /// enough for that to pay. Default: on.
+    pub fn parallel(mut self, parallel: bool) -> Self {
+        self.parallel = parallel;
+        self
+    }
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions { settings: Settings::default(), parallel: true }
     }
 }

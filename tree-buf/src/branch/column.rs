@@ -1,7 +1,7 @@
-//! The columns encoders collect, one per branch.
+//! The columns encoders collect, one per branch, and how each becomes bytes.
 
 use crate::encodings::string::StrColumn;
-use crate::encodings::{bool as bools, int, string};
+use crate::encodings::{bool as bools, float, int, string, Settings};
 
 /// Integer words of one width.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,11 +17,9 @@ pub(crate) enum Words {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Column {
     Bool(Vec<bool>),
-    /// Unsigned integers (and chars, lengths, discriminants).
-    Unsigned(Words),
-    /// Signed integers, as two's-complement words.
-    Signed(Words),
-    /// Floats, as IEEE 754 bit patterns.
+    /// Integers (signed ones as two's-complement words), chars, lengths, discriminants.
+    Int(Words),
+    /// Floats, as IEEE 754 bit patterns (`U32` or `U64` words).
     Float(Words),
     Str(StrColumn),
 }
@@ -40,32 +38,38 @@ macro_rules! each_width {
 
 impl Column {
     pub(crate) fn lengths(lengths: Vec<u64>) -> Column {
-        Column::Unsigned(Words::U64(lengths))
+        Column::Int(Words::U64(lengths))
     }
 
     pub(crate) fn discriminants(discriminants: Vec<u32>) -> Column {
-        Column::Unsigned(Words::U32(discriminants))
+        Column::Int(Words::U32(discriminants))
     }
 
     pub(crate) fn len(&self) -> usize {
         match self {
             Column::Bool(values) => values.len(),
-            Column::Unsigned(words) | Column::Signed(words) | Column::Float(words) => each_width!(words, v => v.len()),
+            Column::Int(words) | Column::Float(words) => each_width!(words, v => v.len()),
             Column::Str(column) => column.len(),
         }
     }
 
-    /// The branch bytes: empty for an empty column, else the codec's output.
-    pub(crate) fn encode(&self) -> Vec<u8> {
+    /// The branch bytes: empty for an empty column, else the chosen cascade. `group` is the
+    /// length of the fixed-size arrays whose items this column holds, if any.
+    pub(crate) fn encode(&self, group: Option<usize>, settings: &Settings) -> Vec<u8> {
         let mut out = Vec::new();
         if self.len() == 0 {
             return out;
         }
         match self {
-            Column::Bool(values) => bools::encode(values, &mut out),
-            Column::Unsigned(words) | Column::Float(words) => each_width!(words, v => int::encode_unsigned(v, &mut out)),
-            Column::Signed(words) => each_width!(words, v => int::encode_signed(v, &mut out)),
-            Column::Str(column) => string::encode(column, &mut out),
+            Column::Bool(values) => bools::encode(values, settings, &mut out),
+            Column::Int(words) => match group {
+                Some(group) => each_width!(words, v => int::select::encode_grouped(v, group, settings, &mut out)),
+                None => each_width!(words, v => int::encode(v, settings, &mut out)),
+            },
+            Column::Float(Words::U32(bits)) => float::encode(bits, settings, &mut out),
+            Column::Float(Words::U64(bits)) => float::encode(bits, settings, &mut out),
+            Column::Float(words) => each_width!(words, v => int::encode(v, settings, &mut out)),
+            Column::Str(column) => string::encode(column, settings, &mut out),
         }
         out
     }

@@ -1,8 +1,45 @@
 //! Codecs over plain columns of values. They know nothing of Rust types or schemas: each turns a
-//! slice of integers, booleans or strings into bytes and back, and documents its wire grammar.
-//! The number of values is always supplied by the caller, never trusted from the stream alone.
+//! slice of integers, floats, booleans or strings into bytes and back, chooses its own cascade
+//! of encodings, and documents its wire grammar. The number of values is always supplied by the
+//! caller, never trusted from the stream alone.
 
 pub(crate) mod bool;
+pub(crate) mod budget;
 pub(crate) mod bytes;
+pub(crate) mod float;
 pub(crate) mod int;
 pub(crate) mod string;
+pub(crate) mod zstd;
+
+/// How hard and how lossily the encoders work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Settings {
+    /// The zstd level tried on large streams, or none.
+    pub(crate) zstd_level: Option<i32>,
+    /// Restricts integer leaves to whole-byte codecs (so zstd can see the patterns).
+    pub(crate) byte_aligned: bool,
+    /// Floats may be stored within `2^tolerance` of their value.
+    pub(crate) float_tolerance: Option<i32>,
+}
+
+impl Settings {
+    /// No zstd stage: the fastest to encode and decode.
+    pub(crate) fn fast() -> Self {
+        Settings { zstd_level: None, ..Settings::default() }
+    }
+
+    /// A slow, strong zstd stage.
+    pub(crate) fn small() -> Self {
+        Settings { zstd_level: Some(19), ..Settings::default() }
+    }
+
+    pub(crate) fn byte_aligned(&self) -> Self {
+        Settings { byte_aligned: true, ..self.clone() }
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { zstd_level: Some(3), byte_aligned: false, float_tolerance: None }
+    }
+}

@@ -1,74 +1,127 @@
 //! String streams: columns of UTF-8 strings.
 //!
 //! ```text
-//! str_stream := 0x00 lengths_size:varint lengths:int_stream(count, u64) bytes
-//!               Plain: the byte length of every string, then all their bytes back to back
-//!               (exactly the sum of the lengths). Every string must be valid UTF-8.
+//! str_stream := 0x00 lengths:prefixed bytes
+//!                 Plain: `lengths` an int_stream of count 64-bit byte lengths; `bytes` all the
+//!                 strings back to back, exactly the sum of the lengths
+//!             | 0x01 distinct:varint values:prefixed indices:int_stream
+//!                 Dictionary: `values` a str_stream of the `distinct` strings (at most count),
+//!                 `indices` count 32-bit indices into them
+//!             | 0x08 size:varint zstd_frame
+//!                 Zstd around a str_stream of the same count
 //! ```
+//!
+//! Every string must be valid UTF-8 on its own: a string boundary inside a character is corrupt.
 
-use super::bytes::{write_varint, ByteReader};
-use super::int;
+use std::collections::HashMap;
+use std::ops::Range;
+
+use super::budget::Budget;
+use super::bytes::{write_prefixed, write_varint, ByteReader};
+use super::int::select::{encode_nested, Chain};
+use super::int::{self, MAX_CASCADE};
+use super::{zstd, Settings};
 use crate::error::{corrupt, DecodeError};
 
 const PLAIN: u8 = 0x00;
+const DICTIONARY: u8 = 0x01;
 
-/// Strings as the encoder collects them: all bytes back to back and where each one ends.
+/// Strings as one buffer and the span of each.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct StrColumn {
-    pub(crate) bytes: String,
-    pub(crate) ends: Vec<usize>,
+    bytes: String,
+    spans: Vec<Range<usize>>,
 }
 
 impl StrColumn {
     pub(crate) fn push(&mut self, value: &str) {
+        let start = self.bytes.len();
         self.bytes.push_str(value);
-        self.ends.push(self.bytes.len());
+        self.spans.push(start..self.bytes.len());
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.ends.len()
+        self.spans.len()
     }
 
     pub(crate) fn get(&self, index: usize) -> &str {
-        let start = if index == 0 { 0 } else { self.ends[index - 1] };
-        &self.bytes[start..self.ends[index]]
+        self.spans.get(index).and_then(|span| self.bytes.get(span.clone())).unwrap_or_default()
     }
 
-    fn lengths(&self) -> Vec<u64> {
-        let mut start = 0;
-        self.ends
-            .iter()
-            .map(|&end| {
-                let len = end - start;
-                start = end;
-                len as u64
-            })
-            .collect()
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len()).map(|i| self.get(i))
     }
 }
 
-pub(crate) fn encode(column: &StrColumn, out: &mut Vec<u8>) {
+pub(crate) fn encode(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {
+    zstd::best_of(settings, out, |settings, out| {
+        let mut plain = Vec::new();
+        encode_plain(column, settings, &mut plain);
+        if let Some(dictionary) = encode_dictionary(column, settings).filter(|d| d.len() < plain.len()) {
+            out.extend_from_slice(&dictionary);
+        } else {
+            out.extend_from_slice(&plain);
+        }
+    });
+}
+
+fn encode_plain(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {
     out.push(PLAIN);
-    let mut lengths = Vec::new();
-    int::encode_unsigned(&column.lengths(), &mut lengths);
-    write_varint(out, lengths.len() as u64);
-    out.extend_from_slice(&lengths);
-    out.extend_from_slice(column.bytes.as_bytes());
+    let lengths: Vec<u64> = column.spans.iter().map(|span| span.len() as u64).collect();
+    let mut nested = Vec::new();
+    encode_nested(&lengths, settings, Chain::default(), &mut nested);
+    write_prefixed(out, &nested);
+    for value in column.iter() {
+        out.extend_from_slice(value.as_bytes());
+    }
 }
 
-/// Decodes `count` strings, validating all of them. The caller has charged the decoding budget for
-/// the count; the bytes are already in memory.
-pub(crate) fn decode(bytes: &[u8], count: usize) -> Result<StrColumn, DecodeError> {
+/// The dictionary form, when at most half the strings are distinct.
+fn encode_dictionary(column: &StrColumn, settings: &Settings) -> Option<Vec<u8>> {
+    let mut index: HashMap<&str, u32> = HashMap::new();
+    let mut distinct = StrColumn::default();
+    let mut indices = Vec::with_capacity(column.len());
+    for value in column.iter() {
+        let next = index.len() as u32;
+        let i = *index.entry(value).or_insert_with(|| {
+            distinct.push(value);
+            next
+        });
+        indices.push(i);
+        if index.len() * 2 > column.len() {
+            return None;
+        }
+    }
+    let mut out = vec![DICTIONARY];
+    write_varint(&mut out, distinct.len() as u64);
+    let mut nested = Vec::new();
+    encode_plain(&distinct, settings, &mut nested);
+    write_prefixed(&mut out, &nested);
+    encode_nested(&indices, settings, Chain::default(), &mut out);
+    Some(out)
+}
+
+/// Decodes `count` strings, validating all of them. The caller has charged the budget for the
+/// spans; string bytes are charged here.
+pub(crate) fn decode(bytes: &[u8], count: usize, budget: &mut Budget) -> Result<StrColumn, DecodeError> {
+    decode_nested(bytes, count, budget, 0)
+}
+
+fn decode_nested(bytes: &[u8], count: usize, budget: &mut Budget, depth: usize) -> Result<StrColumn, DecodeError> {
+    if depth > MAX_CASCADE {
+        return Err(corrupt(format!("encodings nest deeper than {MAX_CASCADE} levels")));
+    }
     let mut reader = ByteReader::new(bytes);
     match reader.u8()? {
         PLAIN => {
-            let lengths = reader.prefixed()?;
+            let lengths = int::decode_nested::<u64>(reader.prefixed()?, count, budget, depth + 1)?;
             let data = reader.rest();
-            let lengths = int::decode::<u64>(lengths, count)?;
+            budget.charge(data.len(), 1)?;
             let text = std::str::from_utf8(data).map_err(|e| corrupt(format!("string bytes are not UTF-8: {e}")))?;
-            let mut ends = Vec::with_capacity(count);
+            let mut spans = Vec::with_capacity(count);
             let mut end = 0usize;
             for length in lengths {
+                let start = end;
                 end = usize::try_from(length)
                     .ok()
                     .and_then(|length| end.checked_add(length))
@@ -77,14 +130,53 @@ pub(crate) fn decode(bytes: &[u8], count: usize) -> Result<StrColumn, DecodeErro
                 if !text.is_char_boundary(end) {
                     return Err(corrupt("a string ends inside a UTF-8 character"));
                 }
-                ends.push(end);
+                spans.push(start..end);
             }
             if end != text.len() {
                 return Err(corrupt(format!("{} string bytes left over", text.len() - end)));
             }
-            Ok(StrColumn { bytes: text.to_owned(), ends })
+            Ok(StrColumn { bytes: text.to_owned(), spans })
+        }
+        DICTIONARY => {
+            let distinct = reader.count(0)?;
+            if distinct > count || (distinct == 0 && count > 0) {
+                return Err(corrupt(format!("{distinct} dictionary strings for {count} values")));
+            }
+            budget.charge(distinct, size_of::<Range<usize>>())?;
+            let values = decode_nested(reader.prefixed()?, distinct, budget, depth + 1)?;
+            budget.charge(count, 4)?;
+            let indices = int::decode_nested::<u32>(reader.rest(), count, budget, depth + 1)?;
+            let spans = indices
+                .into_iter()
+                .map(|i| values.spans.get(i as usize).cloned().ok_or_else(|| corrupt(format!("string index {i} past the {distinct} entries"))))
+                .collect::<Result<_, _>>()?;
+            Ok(StrColumn { bytes: values.bytes, spans })
+        }
+        zstd::TAG => {
+            let inner = zstd::decompress(reader.rest(), usize::MAX, budget)?;
+            decode_nested(&inner, count, budget, depth + 1)
         }
         tag => Err(corrupt(format!("unknown string encoding tag {tag:#04x}"))),
+    }
+}
+
+/// Names the cascade of a string stream.
+pub(crate) fn describe(bytes: &[u8]) -> String {
+    let mut reader = ByteReader::new(bytes);
+    match reader.u8() {
+        Ok(PLAIN) => match reader.prefixed() {
+            Ok(lengths) => format!("plain(lengths: {})", int::describe(lengths)),
+            Err(_) => "plain(corrupt)".into(),
+        },
+        Ok(DICTIONARY) => match (reader.varint(), reader.prefixed()) {
+            (Ok(distinct), Ok(values)) => {
+                format!("dictionary({distinct} strings: {}, indices: {})", describe(values), int::describe(reader.rest()))
+            }
+            _ => "dictionary(corrupt)".into(),
+        },
+        Ok(zstd::TAG) => format!("zstd({})", zstd::describe_inner(reader.rest(), describe)),
+        Ok(tag) => format!("unknown tag {tag:#04x}"),
+        Err(_) => "empty".into(),
     }
 }
 
@@ -92,31 +184,62 @@ pub(crate) fn decode(bytes: &[u8], count: usize) -> Result<StrColumn, DecodeErro
 mod tests {
     use super::*;
 
-    #[test]
-    fn round_trips_unicode_and_empty_strings() {
+    fn column(values: &[&str]) -> StrColumn {
         let mut column = StrColumn::default();
-        for s in ["", "a", "héllo", "🦀🦀", "", "plain ascii"] {
-            column.push(s);
+        for value in values {
+            column.push(value);
         }
+        column
+    }
+
+    fn round_trip(column: &StrColumn, settings: &Settings) -> usize {
         let mut out = Vec::new();
-        encode(&column, &mut out);
-        assert_eq!(decode(&out, column.len()).unwrap(), column);
+        encode(column, settings, &mut out);
+        let back = decode(&out, column.len(), &mut Budget::new(u64::MAX)).unwrap();
+        assert!(back.iter().eq(column.iter()), "encoded as {}", describe(&out));
+        out.len()
     }
 
     #[test]
-    fn a_split_character_is_an_error() {
-        let mut column = StrColumn::default();
-        column.push("é");
-        let mut out = Vec::new();
-        encode(&column, &mut out);
-        // Claim two strings of one byte each over the same two bytes.
-        let mut forged = vec![PLAIN];
-        let mut lengths = Vec::new();
-        int::encode_unsigned(&[1u64, 1], &mut lengths);
-        write_varint(&mut forged, lengths.len() as u64);
-        forged.extend_from_slice(&lengths);
-        forged.extend_from_slice("é".as_bytes());
-        assert!(decode(&forged, 2).is_err());
-        assert!(decode(&out, 2).is_err());
+    fn round_trips_unicode_and_empty_strings() {
+        for settings in [Settings::fast(), Settings::default()] {
+            round_trip(&column(&["", "a", "héllo", "🦀🦀", "", "plain ascii"]), &settings);
+            round_trip(&column(&[]), &settings);
+        }
+    }
+
+    #[test]
+    fn repeated_strings_use_a_dictionary_and_large_ones_zstd() {
+        let names = ["Boston Red Sox", "New York Yankees", "Chicago Cubs"];
+        let many: Vec<&str> = (0..3000).map(|i| names[i % 3]).collect();
+        let size = round_trip(&column(&many), &Settings::fast());
+        assert!(size < 3000, "{size} bytes");
+        let text: Vec<String> = (0..3000).map(|i| format!("player number {} of team {}", i % 97, names[i % 3])).collect();
+        let refs: Vec<&str> = text.iter().map(String::as_str).collect();
+        let plain: usize = refs.iter().map(|s| s.len()).sum();
+        let size = round_trip(&column(&refs), &Settings::default());
+        assert!(size * 5 < plain, "{size} bytes for {plain}");
+    }
+
+    #[test]
+    fn hostile_streams_are_errors() {
+        let mut budget = Budget::new(u64::MAX);
+        let mut split = vec![PLAIN];
+        write_prefixed(&mut split, &[0x00, 1, 1, 1]);
+        split.extend_from_slice("é".as_bytes());
+        assert!(decode(&split, 2, &mut budget).is_err(), "a split character");
+        let mut bad = vec![PLAIN];
+        write_prefixed(&mut bad, &[0x00, 1, 1]);
+        bad.push(0xff);
+        assert!(decode(&bad, 1, &mut budget).is_err(), "not UTF-8");
+        let mut dictionary = vec![DICTIONARY, 1];
+        let mut values = vec![PLAIN];
+        write_prefixed(&mut values, &[0x00, 1, 1]);
+        values.push(b'a');
+        write_prefixed(&mut dictionary, &values);
+        dictionary.extend([0x00, 1, 0, 1]);
+        assert!(decode(&dictionary, 2, &mut budget).is_err(), "an index past the end");
+        assert!(decode(&[DICTIONARY, 5], 2, &mut budget).is_err(), "more strings than values");
+        assert!(decode(&[0x7f], 1, &mut budget).is_err(), "unknown tag");
     }
 }

@@ -1,19 +1,32 @@
 //! Assembles a file from an encoded value.
 
+use rayon::prelude::*;
+
 use super::{MAGIC, VERSION};
 use crate::encodings::bytes::write_varint;
 use crate::error::EncodeError;
+use crate::options::EncodeOptions;
 use crate::schema::SchemaWriter;
 use crate::types::{Encode, ValueEncoder};
 
+/// Below this many values in all, branches are encoded on one thread: the others would cost more
+/// to start than they save.
+const PARALLEL_MIN_VALUES: usize = 1 << 14;
+
 /// Encodes `value` as a one-chunk file.
-pub(crate) fn write<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>, EncodeError> {
+pub(crate) fn write<T: Encode + ?Sized>(value: &T, options: &EncodeOptions) -> Result<Vec<u8>, EncodeError> {
     let mut encoder = T::Encoder::new(0);
     encoder.push(value);
     let mut writer = SchemaWriter::new();
     encoder.finish(&mut writer)?;
     let (schema, columns) = writer.into_parts();
-    let branches: Vec<Vec<u8>> = columns.iter().map(|column| column.encode()).collect();
+    let encode = |(column, group): &(crate::branch::Column, Option<usize>)| column.encode(*group, &options.settings);
+    let values: usize = columns.iter().map(|(column, _)| column.len()).sum();
+    let branches: Vec<Vec<u8>> = if options.parallel && values >= PARALLEL_MIN_VALUES {
+        columns.par_iter().map(encode).collect()
+    } else {
+        columns.iter().map(encode).collect()
+    };
 
     let data_size: usize = branches.iter().map(Vec::len).sum();
     let mut out = Vec::with_capacity(16 + schema.len() + 2 * branches.len() + data_size);

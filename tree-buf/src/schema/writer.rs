@@ -19,8 +19,10 @@ pub type EncodeResult = Result<(), EncodeError>;
 #[derive(Debug, Default)]
 pub struct SchemaWriter {
     schema: Vec<u8>,
-    columns: Vec<Column>,
+    columns: Vec<(Column, Option<usize>)>,
     path: Vec<Segment>,
+    /// The length of the array whose items are written next, if that is the current node.
+    array_len: Option<usize>,
 }
 
 impl SchemaWriter {
@@ -28,8 +30,9 @@ impl SchemaWriter {
         SchemaWriter::default()
     }
 
-    /// The schema bytes and the columns in branch order.
-    pub(crate) fn into_parts(self) -> (Vec<u8>, Vec<Column>) {
+    /// The schema bytes and the columns in branch order, each with the length of the fixed-size
+    /// arrays it is the items of, if any.
+    pub(crate) fn into_parts(self) -> (Vec<u8>, Vec<(Column, Option<usize>)>) {
         (self.schema, self.columns)
     }
 
@@ -47,12 +50,14 @@ impl SchemaWriter {
         )
     }
 
-    fn node(&mut self, node_type: NodeType) -> EncodeResult {
+    /// Writes a node's tag; returns the array length when the node is the items of an array.
+    fn node(&mut self, node_type: NodeType) -> Result<Option<usize>, EncodeError> {
+        let array_len = self.array_len.take();
         if self.path.len() >= MAX_DEPTH {
             return Err(self.too_deep());
         }
         self.schema.push(node_type.tag());
-        Ok(())
+        Ok(array_len)
     }
 
     fn child(&mut self, segment: Segment, write: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
@@ -64,32 +69,32 @@ impl SchemaWriter {
 
     /// A place no value was written to.
     pub fn void(&mut self) -> EncodeResult {
-        self.node(NodeType::Void)
+        self.node(NodeType::Void).map(drop)
     }
 
     /// A value without data: `()`, a unit struct or variant.
     pub fn unit(&mut self) -> EncodeResult {
-        self.node(NodeType::Unit)
+        self.node(NodeType::Unit).map(drop)
     }
 
     /// A leaf and its column of values.
     pub(crate) fn leaf(&mut self, node_type: NodeType, column: Column) -> EncodeResult {
-        self.node(node_type)?;
-        self.columns.push(column);
+        let array_len = self.node(node_type)?;
+        self.columns.push((column, array_len));
         Ok(())
     }
 
     /// An option: its presence stream, then the present values.
     pub fn option(&mut self, presence: Vec<bool>, inner: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
         self.node(NodeType::Option)?;
-        self.columns.push(Column::Bool(presence));
+        self.columns.push((Column::Bool(presence), None));
         self.child(Segment::Some, inner)
     }
 
     /// A sequence: its length stream, then all items.
     pub fn seq(&mut self, lengths: Vec<u64>, items: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
         self.node(NodeType::Seq)?;
-        self.columns.push(Column::lengths(lengths));
+        self.columns.push((Column::lengths(lengths), None));
         self.child(Segment::Items, items)
     }
 
@@ -97,6 +102,7 @@ impl SchemaWriter {
     pub fn array(&mut self, len: usize, items: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
         self.node(NodeType::Array)?;
         write_varint(&mut self.schema, len as u64);
+        self.array_len = Some(len);
         self.child(Segment::Items, items)
     }
 
@@ -108,7 +114,7 @@ impl SchemaWriter {
         values: impl FnOnce(&mut Self) -> EncodeResult,
     ) -> EncodeResult {
         self.node(NodeType::Map)?;
-        self.columns.push(Column::lengths(lengths));
+        self.columns.push((Column::lengths(lengths), None));
         self.child(Segment::Keys, keys)?;
         self.child(Segment::Values, values)
     }
@@ -148,7 +154,7 @@ impl SchemaWriter {
     ) -> EncodeResult {
         self.node(NodeType::Enum)?;
         write_varint(&mut self.schema, len as u64);
-        self.columns.push(Column::discriminants(discriminants));
+        self.columns.push((Column::discriminants(discriminants), None));
         variants(self)
     }
 

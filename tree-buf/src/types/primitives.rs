@@ -161,22 +161,22 @@ where
     }
 }
 
-primitive!(u8, NodeType::U8, |v| Column::Unsigned(Words::U8(v)), decode_int);
-primitive!(u16, NodeType::U16, |v| Column::Unsigned(Words::U16(v)), decode_int);
-primitive!(u32, NodeType::U32, |v| Column::Unsigned(Words::U32(v)), decode_int);
-primitive!(u64, NodeType::U64, |v| Column::Unsigned(Words::U64(v)), decode_int);
-primitive!(u128, NodeType::U128, |v| Column::Unsigned(Words::U128(v)), decode_int);
-primitive!(usize, NodeType::U64, |v| Column::Unsigned(Words::U64(v.into_iter().map(|x| x as u64).collect())), decode_int);
-primitive!(i8, NodeType::I8, |v| Column::Signed(Words::U8(v.into_iter().map(|x| x as u8).collect())), decode_int);
-primitive!(i16, NodeType::I16, |v| Column::Signed(Words::U16(v.into_iter().map(|x| x as u16).collect())), decode_int);
-primitive!(i32, NodeType::I32, |v| Column::Signed(Words::U32(v.into_iter().map(|x| x as u32).collect())), decode_int);
-primitive!(i64, NodeType::I64, |v| Column::Signed(Words::U64(v.into_iter().map(|x| x as u64).collect())), decode_int);
-primitive!(i128, NodeType::I128, |v| Column::Signed(Words::U128(v.into_iter().map(|x| x as u128).collect())), decode_int);
-primitive!(isize, NodeType::I64, |v| Column::Signed(Words::U64(v.into_iter().map(|x| x as i64 as u64).collect())), decode_int);
+primitive!(u8, NodeType::U8, |v| Column::Int(Words::U8(v)), decode_int);
+primitive!(u16, NodeType::U16, |v| Column::Int(Words::U16(v)), decode_int);
+primitive!(u32, NodeType::U32, |v| Column::Int(Words::U32(v)), decode_int);
+primitive!(u64, NodeType::U64, |v| Column::Int(Words::U64(v)), decode_int);
+primitive!(u128, NodeType::U128, |v| Column::Int(Words::U128(v)), decode_int);
+primitive!(usize, NodeType::U64, |v| Column::Int(Words::U64(v.into_iter().map(|x| x as u64).collect())), decode_int);
+primitive!(i8, NodeType::I8, |v| Column::Int(Words::U8(v.into_iter().map(|x| x as u8).collect())), decode_int);
+primitive!(i16, NodeType::I16, |v| Column::Int(Words::U16(v.into_iter().map(|x| x as u16).collect())), decode_int);
+primitive!(i32, NodeType::I32, |v| Column::Int(Words::U32(v.into_iter().map(|x| x as u32).collect())), decode_int);
+primitive!(i64, NodeType::I64, |v| Column::Int(Words::U64(v.into_iter().map(|x| x as u64).collect())), decode_int);
+primitive!(i128, NodeType::I128, |v| Column::Int(Words::U128(v.into_iter().map(|x| x as u128).collect())), decode_int);
+primitive!(isize, NodeType::I64, |v| Column::Int(Words::U64(v.into_iter().map(|x| x as i64 as u64).collect())), decode_int);
 
 fn decode_f32(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Vec<f32>, DecodeError> {
     match node.node_type() {
-        NodeType::F32 => Ok(ctx.words::<u32>(node, count)?.into_iter().map(f32::from_bits).collect()),
+        NodeType::F32 => Ok(ctx.floats::<u32>(node, count)?.into_iter().map(f32::from_bits).collect()),
         NodeType::F64 => Err(DecodeError::new(
             DecodeErrorKind::SchemaMismatch,
             node.path(),
@@ -188,11 +188,11 @@ fn decode_f32(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> R
 
 fn decode_f64(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Vec<f64>, DecodeError> {
     match node.node_type() {
-        NodeType::F64 => Ok(ctx.words::<u64>(node, count)?.into_iter().map(f64::from_bits).collect()),
+        NodeType::F64 => Ok(ctx.floats::<u64>(node, count)?.into_iter().map(f64::from_bits).collect()),
         NodeType::F32 => {
             ctx.charge(node, count, size_of::<f64>())?;
             // Widening is exact, and keeps NaN payloads as far as IEEE 754 conversion does.
-            Ok(ctx.words::<u32>(node, count)?.into_iter().map(|bits| f64::from(f32::from_bits(bits))).collect())
+            Ok(ctx.floats::<u32>(node, count)?.into_iter().map(|bits| f64::from(f32::from_bits(bits))).collect())
         }
         _ => Err(node.mismatch("f64")),
     }
@@ -225,7 +225,7 @@ fn decode_char(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> 
     }
 }
 
-primitive!(char, NodeType::Char, |v| Column::Unsigned(Words::U32(v.into_iter().map(u32::from).collect())), decode_char);
+primitive!(char, NodeType::Char, |v| Column::Int(Words::U32(v.into_iter().map(u32::from).collect())), decode_char);
 
 /// Decodes values without data: `()`, `PhantomData`.
 #[derive(Debug)]

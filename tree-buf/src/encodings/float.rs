@@ -1,0 +1,345 @@
+//! Float streams: integer streams over IEEE 754 bit patterns, plus transforms that only make sense
+//! for floats.
+//!
+//! ```text
+//! float_stream := int_stream                    the raw bits, any integer cascade
+//!   | 0x09 digits:u8 ints:prefixed residuals:float_stream
+//!         Decimal: `ints` is an int_stream of count 64-bit two's-complement integers n; value i
+//!         has the bits of (n[i] as float) / 10^digits (one correctly rounded IEEE division in
+//!         the float's own precision, 10^digits exact) plus residuals[i], wrapping at the word
+//!         width. Short decimals have residual 0; noisy ones a small one; any other value
+//!         (NaN, infinities, huge) has n = 0 and its whole bit pattern as residual.
+//!   | 0x0a float_stream
+//!         Xor: the inner stream holds v[0], then v[i] xor v[i-1]
+//!   | 0x0b exponent:u8 ints:prefixed exceptions:varint positions:prefixed values:float_stream
+//!         Lossy: exponent is a two's-complement i8 e; value i is n[i] * 2^(e+1), so within 2^e
+//!         of what was written; `ints` an int_stream of count 64-bit two's-complement integers
+//!         (0 at exceptions); `positions` an int_stream of `exceptions` 64-bit indices, strictly
+//!         increasing, of values kept exactly (NaN, infinities, values too large to quantize),
+//!         whose bits follow in `values`
+//!   | 0x08 size:varint zstd_frame               Zstd around a float_stream
+//! ```
+
+use super::budget::Budget;
+use super::bytes::{write_prefixed, write_varint, ByteReader};
+use super::int::select::{encode_nested, Chain};
+use super::int::{self, Word};
+use super::{zstd, Settings};
+use crate::error::{corrupt, DecodeError};
+
+pub(crate) const DECIMAL: u8 = 0x09;
+pub(crate) const XOR: u8 = 0x0a;
+pub(crate) const LOSSY: u8 = 0x0b;
+
+/// Powers of ten that are exact in `f64` (up to 10^22).
+const POW10: [f64; 19] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+];
+
+/// The bit pattern of a float type.
+pub(crate) trait FloatWord: Word {
+    /// The most decimal digits worth trying.
+    const MAX_DIGITS: u8;
+    /// Integers below this magnitude convert to the float exactly.
+    const EXACT_INT: f64;
+    fn to_f64(self) -> f64;
+    /// The bits of `(n as float) / 10^digits`, computed in this float's precision.
+    fn decimal(n: i64, digits: u8) -> Self;
+    /// The bits of `n * 2^exponent` in this float's precision.
+    fn scaled(n: i64, exponent: i32) -> Self;
+}
+
+impl FloatWord for u64 {
+    const MAX_DIGITS: u8 = 18;
+    const EXACT_INT: f64 = 9_007_199_254_740_992.0;
+    fn to_f64(self) -> f64 {
+        f64::from_bits(self)
+    }
+    fn decimal(n: i64, digits: u8) -> Self {
+        ((n as f64) / POW10[usize::from(digits)]).to_bits()
+    }
+    fn scaled(n: i64, exponent: i32) -> Self {
+        ((n as f64) * 2f64.powi(exponent)).to_bits()
+    }
+}
+
+impl FloatWord for u32 {
+    const MAX_DIGITS: u8 = 10;
+    const EXACT_INT: f64 = 16_777_216.0;
+    fn to_f64(self) -> f64 {
+        f64::from(f32::from_bits(self))
+    }
+    fn decimal(n: i64, digits: u8) -> Self {
+        ((n as f32) / (POW10[usize::from(digits)] as f32)).to_bits()
+    }
+    fn scaled(n: i64, exponent: i32) -> Self {
+        ((n as f32) * 2f32.powi(exponent)).to_bits()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Choice {
+    Raw,
+    Xor,
+    Decimal(u8),
+    Lossy(i8),
+}
+
+/// Encodes float bit patterns with the cascade that gives the fewest bytes.
+pub(crate) fn encode<W: FloatWord>(values: &[W], settings: &Settings, out: &mut Vec<u8>) {
+    zstd::best_of(settings, out, |settings, out| {
+        let choice = choose(values, settings);
+        encode_as(values, choice, settings, out);
+    });
+}
+
+fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
+    let sample = &values[..values.len().min(2048)];
+    let mut candidates = vec![Choice::Raw, Choice::Xor];
+    candidates.extend((0..=W::MAX_DIGITS).map(Choice::Decimal));
+    if let Some(tolerance) = settings.float_tolerance {
+        candidates.push(Choice::Lossy(tolerance.clamp(-120, 120) as i8));
+    }
+    candidates
+        .into_iter()
+        .map(|choice| {
+            let mut trial = Vec::new();
+            encode_as(sample, choice, settings, &mut trial);
+            (trial.len(), choice)
+        })
+        .min_by_key(|&(size, _)| size)
+        .map_or(Choice::Raw, |(_, choice)| choice)
+}
+
+fn encode_as<W: FloatWord>(values: &[W], choice: Choice, settings: &Settings, out: &mut Vec<u8>) {
+    match choice {
+        Choice::Raw => encode_nested(values, settings, Chain::default(), out),
+        Choice::Xor => {
+            out.push(XOR);
+            let mut previous = W::ZERO;
+            let xors: Vec<W> = values
+                .iter()
+                .map(|&v| {
+                    let x = v ^ previous;
+                    previous = v;
+                    x
+                })
+                .collect();
+            encode_nested(&xors, settings, Chain::default(), out);
+        }
+        Choice::Decimal(digits) => {
+            let scale = POW10[usize::from(digits)];
+            let mut ints = Vec::with_capacity(values.len());
+            let mut residuals = Vec::with_capacity(values.len());
+            for &value in values {
+                let x = value.to_f64() * scale;
+                let n = if x.is_finite() && x.abs() < W::EXACT_INT { x.round() as i64 } else { 0 };
+                ints.push(n as u64);
+                residuals.push(value.wrapping_sub(W::decimal(n, digits)));
+            }
+            out.push(DECIMAL);
+            out.push(digits);
+            let mut nested = Vec::new();
+            encode_nested(&ints, settings, Chain::default(), &mut nested);
+            write_prefixed(out, &nested);
+            encode_nested(&residuals, settings, Chain::default(), out);
+        }
+        Choice::Lossy(exponent) => {
+            let step = 2f64.powi(i32::from(exponent) + 1);
+            let tolerance = 2f64.powi(i32::from(exponent));
+            let mut ints = Vec::with_capacity(values.len());
+            let mut positions = Vec::new();
+            let mut exact = Vec::new();
+            for (index, &value) in values.iter().enumerate() {
+                let v = value.to_f64();
+                let n = (v / step).round();
+                let quantized = n.is_finite() && n.abs() < W::EXACT_INT / 2.0;
+                if quantized && (W::scaled(n as i64, i32::from(exponent) + 1).to_f64() - v).abs() <= tolerance {
+                    ints.push(n as i64 as u64);
+                } else {
+                    ints.push(0);
+                    positions.push(index as u64);
+                    exact.push(value);
+                }
+            }
+            out.push(LOSSY);
+            out.push(exponent as u8);
+            let mut nested = Vec::new();
+            encode_nested(&ints, settings, Chain::default(), &mut nested);
+            write_prefixed(out, &nested);
+            write_varint(out, positions.len() as u64);
+            let mut nested = Vec::new();
+            encode_nested(&positions, settings, Chain::default(), &mut nested);
+            write_prefixed(out, &nested);
+            encode_nested(&exact, settings, Chain::default(), out);
+        }
+    }
+}
+
+/// Decodes `count` float bit patterns. The caller has charged the budget for them.
+pub(crate) fn decode<W: FloatWord>(bytes: &[u8], count: usize, budget: &mut Budget) -> Result<Vec<W>, DecodeError> {
+    decode_nested(bytes, count, budget, 0)
+}
+
+fn decode_nested<W: FloatWord>(bytes: &[u8], count: usize, budget: &mut Budget, depth: usize) -> Result<Vec<W>, DecodeError> {
+    if depth > int::MAX_CASCADE {
+        return Err(corrupt(format!("encodings nest deeper than {} levels", int::MAX_CASCADE)));
+    }
+    let mut reader = ByteReader::new(bytes);
+    match reader.u8()? {
+        DECIMAL => {
+            let digits = reader.u8()?;
+            if digits > W::MAX_DIGITS {
+                return Err(corrupt(format!("{digits} decimal digits")));
+            }
+            budget.charge(count, 8)?;
+            let ints = int::decode_nested::<u64>(reader.prefixed()?, count, budget, depth + 1)?;
+            let mut values = decode_nested::<W>(reader.rest(), count, budget, depth + 1)?;
+            for (value, n) in values.iter_mut().zip(ints) {
+                *value = W::decimal(n as i64, digits).wrapping_add(*value);
+            }
+            Ok(values)
+        }
+        XOR => {
+            let mut values = decode_nested::<W>(reader.rest(), count, budget, depth + 1)?;
+            let mut previous = W::ZERO;
+            for value in &mut values {
+                previous = previous ^ *value;
+                *value = previous;
+            }
+            Ok(values)
+        }
+        LOSSY => {
+            let exponent = i32::from(reader.u8()? as i8) + 1;
+            budget.charge(count, 8)?;
+            let ints = int::decode_nested::<u64>(reader.prefixed()?, count, budget, depth + 1)?;
+            let mut values: Vec<W> = ints.into_iter().map(|n| W::scaled(n as i64, exponent)).collect();
+            let exceptions = reader.count(0)?;
+            if exceptions > count {
+                return Err(corrupt(format!("{exceptions} exceptions among {count} values")));
+            }
+            budget.charge(exceptions, 8 + W::BYTES)?;
+            let positions = int::decode_nested::<u64>(reader.prefixed()?, exceptions, budget, depth + 1)?;
+            let exact = decode_nested::<W>(reader.rest(), exceptions, budget, depth + 1)?;
+            let mut next_allowed = 0u64;
+            for (position, value) in positions.into_iter().zip(exact) {
+                if position < next_allowed || position >= count as u64 {
+                    return Err(corrupt(format!("exception position {position} out of order or range")));
+                }
+                next_allowed = position + 1;
+                values[position as usize] = value;
+            }
+            Ok(values)
+        }
+        zstd::TAG => {
+            let inner = zstd::decompress(reader.rest(), int::max_stream_size::<W>(count).saturating_mul(3), budget)?;
+            decode_nested(&inner, count, budget, depth + 1)
+        }
+        _ => int::decode_nested(bytes, count, budget, depth),
+    }
+}
+
+/// Names the cascade of a float stream.
+pub(crate) fn describe(bytes: &[u8]) -> String {
+    let mut reader = ByteReader::new(bytes);
+    let Ok(tag) = reader.u8() else { return "empty".into() };
+    match tag {
+        DECIMAL => {
+            let (Ok(digits), Ok(ints)) = (reader.u8(), reader.prefixed()) else { return "decimal(corrupt)".into() };
+            format!("decimal({digits} digits, integers: {}, residuals: {})", int::describe(ints), int::describe(reader.rest()))
+        }
+        XOR => format!("xor → {}", int::describe(reader.rest())),
+        LOSSY => {
+            let (Ok(exponent), Ok(ints)) = (reader.u8(), reader.prefixed()) else { return "lossy(corrupt)".into() };
+            format!("lossy(within 2^{}, integers: {})", exponent as i8, int::describe(ints))
+        }
+        _ => format!("unknown tag {tag:#04x}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip_f64(values: &[f64], settings: &Settings) -> usize {
+        let bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
+        let mut out = Vec::new();
+        encode(&bits, settings, &mut out);
+        let back = decode::<u64>(&out, bits.len(), &mut Budget::new(u64::MAX)).unwrap();
+        assert_eq!(back, bits, "encoded as {}", int::describe(&out));
+        out.len()
+    }
+
+    #[test]
+    fn short_decimals_become_small_integers() {
+        let prices: Vec<f64> = (0..2000).map(|i| 100.0 + f64::from(i % 300) * 0.01).collect();
+        let size = round_trip_f64(&prices, &Settings::fast());
+        assert!(size < 2000 * 2, "{size} bytes");
+    }
+
+    #[test]
+    fn noisy_decimals_keep_every_bit() {
+        let values: Vec<f64> =
+            (0..3000).map(|i| f64::from_bits((12.345_678_912 + f64::from(i) * 1e-6).to_bits() + (i % 5) as u64)).collect();
+        round_trip_f64(&values, &Settings::default());
+    }
+
+    #[test]
+    fn special_values_round_trip_bit_exactly() {
+        let specials = [0.0, -0.0, f64::NAN, -f64::NAN, f64::from_bits(0x7ff0_0000_0000_0001), f64::INFINITY, f64::NEG_INFINITY, f64::MAX, f64::MIN_POSITIVE, 5e-324, 1e300];
+        for settings in [Settings::fast(), Settings::default(), Settings { float_tolerance: Some(-12), ..Settings::default() }] {
+            let values: Vec<f64> = specials.iter().copied().cycle().take(500).collect();
+            let bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
+            let mut out = Vec::new();
+            encode(&bits, &settings, &mut out);
+            let back = decode::<u64>(&out, bits.len(), &mut Budget::new(u64::MAX)).unwrap();
+            for (a, b) in back.iter().zip(&values) {
+                let a = f64::from_bits(*a);
+                if b.is_nan() || b.is_infinite() {
+                    assert_eq!(a.to_bits(), b.to_bits());
+                } else if settings.float_tolerance.is_some() {
+                    assert!((a - b).abs() <= 2f64.powi(-12), "{a} vs {b}");
+                } else {
+                    assert_eq!(a.to_bits(), b.to_bits());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lossy_stays_within_the_tolerance_and_shrinks() {
+        let values: Vec<f64> = (0..5000).map(|i| (f64::from(i) * 0.001).sin() * 90.0).collect();
+        let bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
+        let settings = Settings { float_tolerance: Some(-12), ..Settings::fast() };
+        let mut out = Vec::new();
+        encode(&bits, &settings, &mut out);
+        let back = decode::<u64>(&out, bits.len(), &mut Budget::new(u64::MAX)).unwrap();
+        for (a, b) in back.iter().zip(&values) {
+            assert!((f64::from_bits(*a) - b).abs() <= 2f64.powi(-12));
+        }
+        let lossless = round_trip_f64(&values, &Settings::fast());
+        assert!(out.len() * 2 < lossless, "{} lossy vs {lossless} lossless", out.len());
+    }
+
+    #[test]
+    fn f32_round_trips() {
+        let values: Vec<u32> = (0..1000).map(|i| (i as f32 * 0.25 - 7.5).to_bits()).chain([f32::NAN.to_bits(), (-0.0f32).to_bits()]).collect();
+        let mut out = Vec::new();
+        encode(&values, &Settings::default(), &mut out);
+        assert_eq!(decode::<u32>(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap(), values);
+    }
+
+    #[test]
+    fn hostile_streams_are_errors() {
+        let mut budget = Budget::new(u64::MAX);
+        assert!(decode::<u64>(&[DECIMAL, 99], 1, &mut budget).is_err(), "too many digits");
+        let mut lossy = vec![LOSSY, 0xf4];
+        write_prefixed(&mut lossy, &[0x00, 0]);
+        lossy.push(1);
+        write_prefixed(&mut lossy, &[0x00, 1, 9]);
+        lossy.extend([0x00, 0]);
+        assert!(decode::<u64>(&lossy, 2, &mut budget).is_err(), "exception past the end");
+        let nested = [XOR; 100];
+        assert!(decode::<u64>(&nested, 1, &mut budget).is_err(), "cascade too deep");
+    }
+}

@@ -1,0 +1,145 @@
+//! Bit-packing with a frame of reference, through the SIMD kernels of the `bitpacking` crate.
+//!
+//! ```text
+//! bitpack := 0x04 min:varint block*
+//!   the words minus `min` (wrapping) fit 32 bits; floor(count / 128) blocks of 128 values
+//!   (BitPacker4x layout) come first, then ceil((count mod 128) / 32) blocks of 32 (BitPacker1x
+//!   layout), the last padded with zeros
+//! block := bits:u8 packed       bits <= 32; packed is bits * 16 bytes (128 values) or
+//!                               bits * 4 bytes (32 values)
+//! ```
+
+use bitpacking::{BitPacker, BitPacker1x, BitPacker4x};
+
+use super::{bit_width, varint, Word, BITPACK};
+use crate::encodings::bytes::ByteReader;
+use crate::error::{corrupt, DecodeError};
+
+const LARGE: usize = BitPacker4x::BLOCK_LEN;
+const SMALL: usize = BitPacker1x::BLOCK_LEN;
+
+/// Whether every word minus `min` fits 32 bits.
+pub(super) fn fits<W: Word>(min: W, max: W) -> bool {
+    bit_width(max.wrapping_sub(min)) <= 32
+}
+
+fn offsets<W: Word>(values: &[W], min: W) -> Vec<u32> {
+    values.iter().map(|&v| v.wrapping_sub(min).low_u64() as u32).collect()
+}
+
+fn block_bits(block: &[u32]) -> u32 {
+    32 - block.iter().fold(0, |acc, &v| acc | v).leading_zeros()
+}
+
+/// The exact encoded size.
+pub(super) fn size<W: Word>(values: &[W], min: W) -> usize {
+    let offsets = offsets(values, min);
+    let large_end = offsets.len() / LARGE * LARGE;
+    let large: usize = offsets[..large_end].chunks(LARGE).map(|b| 1 + 16 * block_bits(b) as usize).sum();
+    let small: usize = offsets[large_end..].chunks(SMALL).map(|b| 1 + 4 * block_bits(b) as usize).sum();
+    1 + varint::len(min) + large + small
+}
+
+pub(super) fn encode<W: Word>(values: &[W], min: W, out: &mut Vec<u8>) {
+    out.push(BITPACK);
+    varint::write(out, min);
+    let offsets = offsets(values, min);
+    let large_end = offsets.len() / LARGE * LARGE;
+    let packer = BitPacker4x::new();
+    for block in offsets[..large_end].chunks_exact(LARGE) {
+        let bits = packer.num_bits(block);
+        out.push(bits);
+        let start = out.len();
+        out.resize(start + BitPacker4x::compressed_block_size(bits), 0);
+        packer.compress(block, &mut out[start..], bits);
+    }
+    let packer = BitPacker1x::new();
+    for chunk in offsets[large_end..].chunks(SMALL) {
+        let mut block = [0u32; SMALL];
+        block[..chunk.len()].copy_from_slice(chunk);
+        let bits = packer.num_bits(&block);
+        out.push(bits);
+        let start = out.len();
+        out.resize(start + BitPacker1x::compressed_block_size(bits), 0);
+        packer.compress(&block, &mut out[start..], bits);
+    }
+}
+
+/// Reads one block's bit width and packed bytes, checked before the packer sees them.
+fn block<'a>(reader: &mut ByteReader<'a>, bytes_per_bit: usize) -> Result<(u8, &'a [u8]), DecodeError> {
+    let bits = reader.u8()?;
+    if bits > 32 {
+        return Err(corrupt(format!("a bit-packed block of {bits} bits")));
+    }
+    Ok((bits, reader.take(usize::from(bits) * bytes_per_bit)?))
+}
+
+pub(super) fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
+    let mut reader = ByteReader::new(body);
+    let min: W = varint::read(&mut reader)?;
+    let large_blocks = count / LARGE;
+    let small_blocks = (count % LARGE).div_ceil(SMALL);
+    if large_blocks + small_blocks > reader.remaining() {
+        return Err(corrupt(format!("{} bytes cannot hold {count} bit-packed values", reader.remaining())));
+    }
+    let mut values = Vec::with_capacity(count);
+    let mut buffer = [0u32; LARGE];
+    let packer = BitPacker4x::new();
+    for _ in 0..large_blocks {
+        let (bits, packed) = block(&mut reader, 16)?;
+        packer.decompress(packed, &mut buffer, bits);
+        values.extend(buffer.iter().map(|&v| W::from_u64(u64::from(v)).wrapping_add(min)));
+    }
+    let packer = BitPacker1x::new();
+    for _ in 0..small_blocks {
+        let (bits, packed) = block(&mut reader, 4)?;
+        packer.decompress(packed, &mut buffer[..SMALL], bits);
+        let take = (count - values.len()).min(SMALL);
+        values.extend(buffer[..take].iter().map(|&v| W::from_u64(u64::from(v)).wrapping_add(min)));
+    }
+    reader.finish("bit-packed blocks")?;
+    Ok(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain reference: every value minus `min` in `bits` bits, one by one.
+    fn reference_bits<W: Word>(values: &[W], min: W) -> Vec<u32> {
+        values.iter().map(|&v| bit_width(v.wrapping_sub(min))).collect()
+    }
+
+    #[test]
+    fn matches_a_plain_reference_at_every_length_and_width() {
+        for len in [0usize, 1, 31, 32, 33, 127, 128, 129, 300, 1000] {
+            for bits in [0u32, 1, 7, 17, 31, 32] {
+                let values: Vec<u64> = (0..len as u64)
+                    .map(|i| if bits == 0 { 5 } else { 5 + (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) })
+                    .collect();
+                let min = values.iter().copied().min().unwrap_or(0);
+                assert!(reference_bits(&values, min).iter().all(|&b| b <= bits));
+                let mut out = Vec::new();
+                encode(&values, min, &mut out);
+                assert_eq!(out.len(), size(&values, min), "len {len} bits {bits}");
+                assert_eq!(decode::<u64>(&out[1..], len).unwrap(), values, "len {len} bits {bits}");
+            }
+        }
+    }
+
+    #[test]
+    fn wide_words_with_a_narrow_range_pack() {
+        let values: Vec<u128> = (0..200u128).map(|i| (1 << 100) + i * 3).collect();
+        let mut out = Vec::new();
+        encode(&values, 1 << 100, &mut out);
+        assert_eq!(decode::<u128>(&out[1..], values.len()).unwrap(), values);
+    }
+
+    #[test]
+    fn hostile_streams_are_errors() {
+        assert!(decode::<u32>(&[0, 33, 0], 32).is_err(), "more than 32 bits");
+        assert!(decode::<u32>(&[0, 8, 1, 2], 32).is_err(), "short block");
+        assert!(decode::<u32>(&[0, 0], usize::MAX).is_err(), "count past the bytes");
+        assert!(decode::<u32>(&[0, 0, 0], 32).is_err(), "trailing bytes");
+    }
+}

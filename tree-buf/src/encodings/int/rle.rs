@@ -1,0 +1,105 @@
+//! Run-length encoding: each run of equal values as its length and its value, both cascaded.
+//!
+//! ```text
+//! rle := 0x06 runs:varint lengths:prefixed values:int_stream
+//!   lengths: `runs` 64-bit words, each a run's length minus one; they add up to count
+//!   values:  `runs` words, the value of each run
+//! ```
+
+use super::select::{encode_nested, Chain};
+use super::{decode_nested, describe as describe_stream, Word, RLE};
+use crate::encodings::budget::Budget;
+use crate::encodings::bytes::{write_prefixed, write_varint, ByteReader};
+use crate::encodings::Settings;
+use crate::error::{corrupt, DecodeError};
+
+/// The number of runs of equal neighbours.
+pub(super) fn count_runs<W: Word>(values: &[W]) -> usize {
+    if values.is_empty() {
+        return 0;
+    }
+    1 + values.windows(2).filter(|pair| pair[0] != pair[1]).count()
+}
+
+pub(super) fn encode<W: Word>(values: &[W], settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
+    let mut lengths = Vec::new();
+    let mut run_values = Vec::new();
+    for (index, &value) in values.iter().enumerate() {
+        if index > 0 && run_values.last() == Some(&value) {
+            if let Some(length) = lengths.last_mut() {
+                *length += 1;
+            }
+        } else {
+            run_values.push(value);
+            lengths.push(0u64);
+        }
+    }
+    out.push(RLE);
+    write_varint(out, run_values.len() as u64);
+    let chain = chain.with(Chain::RLE);
+    let mut nested = Vec::new();
+    encode_nested(&lengths, settings, chain, &mut nested);
+    write_prefixed(out, &nested);
+    encode_nested(&run_values, settings, chain, out);
+}
+
+pub(super) fn decode<W: Word>(body: &[u8], count: usize, budget: &mut Budget, depth: usize) -> Result<Vec<W>, DecodeError> {
+    let mut reader = ByteReader::new(body);
+    let runs = reader.count(0)?;
+    if runs > count || (runs == 0 && count > 0) {
+        return Err(corrupt(format!("{runs} runs for {count} values")));
+    }
+    budget.charge(runs, 8 + W::BYTES)?;
+    let lengths = decode_nested::<u64>(reader.prefixed()?, runs, budget, depth + 1)?;
+    let run_values = decode_nested::<W>(reader.rest(), runs, budget, depth + 1)?;
+    let mut values = Vec::with_capacity(count);
+    for (length, value) in lengths.into_iter().zip(run_values) {
+        let length = usize::try_from(length).ok().and_then(|l| l.checked_add(1)).filter(|&l| l <= count - values.len());
+        let Some(length) = length else { return Err(corrupt(format!("runs add up to more than {count} values"))) };
+        values.resize(values.len() + length, value);
+    }
+    if values.len() != count {
+        return Err(corrupt(format!("runs add up to {} values, not {count}", values.len())));
+    }
+    Ok(values)
+}
+
+pub(super) fn describe(body: &[u8]) -> String {
+    let mut reader = ByteReader::new(body);
+    let (Ok(_), Ok(lengths)) = (reader.varint(), reader.prefixed()) else { return "rle(corrupt)".into() };
+    format!("rle(lengths: {}, values: {})", describe_stream(lengths), describe_stream(reader.rest()))
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(values: &[u32]) {
+        let mut out = Vec::new();
+        encode(values, &Settings::default(), Chain::default(), &mut out);
+        assert_eq!(decode::<u32>(&out[1..], values.len(), &mut Budget::new(u64::MAX), 0).unwrap(), values);
+    }
+
+    #[test]
+    fn round_trips_runs() {
+        round_trip(&[]);
+        round_trip(&[7]);
+        round_trip(&[1, 1, 1, 2, 2, 3, 1, 1]);
+        round_trip(&vec![9; 100_000]);
+        assert_eq!(count_runs(&[1u8, 1, 2, 2, 1]), 3);
+    }
+
+    #[test]
+    fn a_run_of_two_to_the_forty_is_an_error() {
+        // One run of length 2^40 claimed for 10 values.
+        let mut lengths = vec![0x01];
+        write_varint(&mut lengths, (1 << 40) - 1);
+        let mut body = vec![1];
+        write_prefixed(&mut body, &lengths);
+        body.extend([0x00, 1, 5]);
+        assert!(decode::<u32>(&body, 10, &mut Budget::new(u64::MAX), 0).is_err());
+        assert!(decode::<u32>(&[5], 2, &mut Budget::new(u64::MAX), 0).is_err(), "more runs than values");
+        assert!(decode::<u32>(&[0], 2, &mut Budget::new(u64::MAX), 0).is_err(), "no runs");
+    }
+}

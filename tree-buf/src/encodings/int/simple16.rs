@@ -1,0 +1,220 @@
+//! Simple16 (Zhang, Long and Suel, WWW 2008): values below 2^28 packed into 32-bit words. The top
+//! four bits of a word select one of sixteen layouts of its low 28 bits; each layout splits them
+//! into fields, lowest bits first:
+//!
+//! | selector | fields (count × bits)  | selector | fields (count × bits) |
+//! |----------|------------------------|----------|-----------------------|
+//! | 0        | 28 × 1                 | 8        | 4 × 5, 2 × 4          |
+//! | 1        | 7 × 2, 14 × 1          | 9        | 2 × 4, 4 × 5          |
+//! | 2        | 7 × 1, 7 × 2, 7 × 1    | 10       | 3 × 6, 2 × 5          |
+//! | 3        | 14 × 1, 7 × 2          | 11       | 2 × 5, 3 × 6          |
+//! | 4        | 14 × 2                 | 12       | 4 × 7                 |
+//! | 5        | 1 × 4, 8 × 3           | 13       | 1 × 10, 2 × 9         |
+//! | 6        | 1 × 3, 4 × 4, 3 × 3    | 14       | 2 × 14                |
+//! | 7        | 7 × 4                  | 15       | 1 × 28                |
+//!
+//! ```text
+//! simple16 := 0x05 word:u32le*   exactly enough words for count values; fields past the last
+//!                                value are 0
+//! ```
+//!
+//! The encoder takes, at each step, the first layout (they are ordered by decreasing count) whose
+//! fields hold the next values. The decoder unpacks each layout with constant shifts and masks.
+
+use super::{Word, SIMPLE16};
+use crate::error::{corrupt, DecodeError};
+
+/// The largest value Simple16 can hold, plus one.
+pub(crate) const LIMIT: u64 = 1 << 28;
+
+/// The field widths of each layout, lowest field first.
+const LAYOUTS: [&[u8]; 16] = [
+    &[1; 28],
+    &[2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+    &[1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1],
+    &[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2],
+    &[2; 14],
+    &[4, 3, 3, 3, 3, 3, 3, 3, 3],
+    &[3, 4, 4, 4, 4, 3, 3, 3],
+    &[4; 7],
+    &[5, 5, 5, 5, 4, 4],
+    &[4, 4, 5, 5, 5, 5],
+    &[6, 6, 6, 5, 5],
+    &[5, 5, 6, 6, 6],
+    &[7; 4],
+    &[10, 9, 9],
+    &[14; 2],
+    &[28],
+];
+
+/// Whether `values` (the rest of the column) fill the fields of `layout`, padding with zeros.
+#[inline]
+fn fits(layout: &[u8], values: &[u64]) -> bool {
+    layout.iter().zip(values).all(|(&bits, &value)| value >> bits == 0)
+}
+
+/// Packs values below [`LIMIT`] into words.
+fn pack(values: &[u64]) -> Vec<u32> {
+    let mut words = Vec::with_capacity(values.len() / 4 + 1);
+    let mut rest = values;
+    while !rest.is_empty() {
+        let selector = (0..16).find(|&s| fits(LAYOUTS[s], rest)).unwrap_or(15);
+        let layout = LAYOUTS[selector];
+        let mut word = (selector as u32) << 28;
+        let mut shift = 0;
+        for (&bits, &value) in layout.iter().zip(rest) {
+            word |= (value as u32) << shift;
+            shift += u32::from(bits);
+        }
+        words.push(word);
+        rest = &rest[layout.len().min(rest.len())..];
+    }
+    words
+}
+
+/// The exact encoded size; the values must all be below [`LIMIT`].
+pub(super) fn size<W: Word>(values: &[W]) -> usize {
+    let values: Vec<u64> = values.iter().map(|v| v.low_u64()).collect();
+    1 + 4 * pack(&values).len()
+}
+
+/// Encodes values that are all below [`LIMIT`].
+pub(super) fn encode<W: Word>(values: &[W], out: &mut Vec<u8>) {
+    let values: Vec<u64> = values.iter().map(|v| v.low_u64()).collect();
+    out.push(SIMPLE16);
+    for word in pack(&values) {
+        out.extend_from_slice(&word.to_le_bytes());
+    }
+}
+
+/// Unpacks the fields of `word` with the layout `SELECTOR`, all shifts and masks constant.
+#[inline(always)]
+fn unpack<const SELECTOR: usize>(word: u32, out: &mut [u32; 28]) -> usize {
+    let layout = LAYOUTS[SELECTOR];
+    let mut shift = 0;
+    for (slot, &bits) in out.iter_mut().zip(layout) {
+        *slot = (word >> shift) & ((1u32 << bits) - 1);
+        shift += u32::from(bits);
+    }
+    layout.len()
+}
+
+/// Unpacks any word into `out`, returning how many fields it has.
+#[inline]
+fn unpack_word(word: u32, out: &mut [u32; 28]) -> usize {
+    match word >> 28 {
+        0 => unpack::<0>(word, out),
+        1 => unpack::<1>(word, out),
+        2 => unpack::<2>(word, out),
+        3 => unpack::<3>(word, out),
+        4 => unpack::<4>(word, out),
+        5 => unpack::<5>(word, out),
+        6 => unpack::<6>(word, out),
+        7 => unpack::<7>(word, out),
+        8 => unpack::<8>(word, out),
+        9 => unpack::<9>(word, out),
+        10 => unpack::<10>(word, out),
+        11 => unpack::<11>(word, out),
+        12 => unpack::<12>(word, out),
+        13 => unpack::<13>(word, out),
+        14 => unpack::<14>(word, out),
+        _ => unpack::<15>(word, out),
+    }
+}
+
+/// Decodes `count` values into 32-bit integers.
+pub(crate) fn decode_u32(body: &[u8], count: usize) -> Result<Vec<u32>, DecodeError> {
+    if body.len() % 4 != 0 {
+        return Err(corrupt("Simple16 data is not a whole number of 32-bit words"));
+    }
+    if count > (body.len() / 4).saturating_mul(28) {
+        return Err(corrupt(format!("{} Simple16 words cannot hold {count} values", body.len() / 4)));
+    }
+    let mut values = Vec::with_capacity(count);
+    let mut fields = [0u32; 28];
+    for chunk in body.chunks_exact(4) {
+        if values.len() == count {
+            return Err(corrupt("Simple16 words after the last value"));
+        }
+        let word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        let len = unpack_word(word, &mut fields);
+        let take = len.min(count - values.len());
+        if fields[take..len].iter().any(|&padding| padding != 0) {
+            return Err(corrupt("Simple16 padding past the last value is not zero"));
+        }
+        values.extend_from_slice(&fields[..take]);
+    }
+    if values.len() != count {
+        return Err(corrupt(format!("Simple16 words hold {} values, not {count}", values.len())));
+    }
+    Ok(values)
+}
+
+pub(super) fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
+    if W::BITS < 28 {
+        // Narrow words could not hold every field; decode wide and check.
+        let wide = decode_u32(body, count)?;
+        let limit = 1u64 << W::BITS;
+        return wide
+            .into_iter()
+            .map(|v| if u64::from(v) < limit { Ok(W::from_u64(u64::from(v))) } else { Err(corrupt("a Simple16 value overflows its word")) })
+            .collect();
+    }
+    Ok(decode_u32(body, count)?.into_iter().map(|v| W::from_u64(u64::from(v))).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plain reference decoder: reads each field bit by bit.
+    fn reference_decode(words: &[u32], count: usize) -> Vec<u64> {
+        let mut out = Vec::new();
+        for &word in words {
+            let mut shift = 0;
+            for &bits in LAYOUTS[(word >> 28) as usize] {
+                let mut value = 0u64;
+                for bit in 0..bits {
+                    value |= u64::from((word >> (shift + u32::from(bit))) & 1) << bit;
+                }
+                shift += u32::from(bits);
+                out.push(value);
+            }
+        }
+        out.truncate(count);
+        out
+    }
+
+    #[test]
+    fn every_layout_fills_28_bits() {
+        for layout in LAYOUTS {
+            assert_eq!(layout.iter().map(|&b| u32::from(b)).sum::<u32>(), 28);
+        }
+    }
+
+    #[test]
+    fn matches_the_reference_on_many_shapes() {
+        for shape in super::super::tests::shapes() {
+            let values: Vec<u64> = shape.iter().map(|v| v % LIMIT).collect();
+            let words = pack(&values);
+            assert_eq!(reference_decode(&words, values.len()), values);
+            let mut out = Vec::new();
+            encode(&values, &mut out);
+            assert_eq!(out.len(), size(&values));
+            assert_eq!(decode::<u64>(&out[1..], values.len()).unwrap(), values);
+            let small: Vec<u64> = values.iter().map(|v| v % 5).collect();
+            let mut out = Vec::new();
+            encode(&small, &mut out);
+            assert_eq!(decode::<u8>(&out[1..], small.len()).unwrap(), small.iter().map(|&v| v as u8).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn hostile_streams_are_errors() {
+        assert!(decode::<u32>(&[0, 0, 0], 1).is_err(), "not whole words");
+        assert!(decode::<u32>(&[0, 0, 0, 0], 29).is_err(), "count past the words");
+        assert!(decode::<u32>(&[2, 0, 0, 0], 1).is_err(), "non-zero padding");
+        assert!(decode::<u32>(&[0, 0, 0, 0, 0, 0, 0, 0], 1).is_err(), "extra word");
+        assert!(decode::<u8>(&0xf000_0fffu32.to_le_bytes(), 1).is_err(), "overflows u8");
+    }
+}

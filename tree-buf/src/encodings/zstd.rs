@@ -1,0 +1,92 @@
+//! A zstd frame around any stream, used where general-purpose compression beats the column codecs
+//! alone (large string branches, byte-aligned integer cascades with repeated patterns).
+//!
+//! ```text
+//! zstd := 0x08 size:varint frame   the frame decompresses to exactly `size` bytes: a stream of
+//!                                  the same family (integers, strings, ...) and count
+//! ```
+
+use super::budget::Budget;
+use super::bytes::{write_varint, ByteReader};
+use super::Settings;
+use crate::error::{corrupt, DecodeError};
+
+/// The tag of a zstd frame, the same in every stream family.
+pub(crate) const TAG: u8 = 0x08;
+
+/// Streams smaller than this are not worth a zstd frame.
+const MIN_BYTES: usize = 512;
+
+/// Runs `encode` (with `settings`), then, for a large result and a zstd level in the settings,
+/// also encodes with whole-byte codecs only (zstd finds repeats in whole bytes; bit-packed data
+/// hides them), compresses that, and keeps whichever is smaller.
+pub(crate) fn best_of(settings: &Settings, out: &mut Vec<u8>, encode: impl Fn(&Settings, &mut Vec<u8>)) {
+    let start = out.len();
+    encode(settings, out);
+    let Some(level) = settings.zstd_level else { return };
+    if out.len() - start < MIN_BYTES {
+        return;
+    }
+    let mut aligned = Vec::new();
+    encode(&settings.byte_aligned(), &mut aligned);
+    if let Some(compressed) = compress(&aligned, level) {
+        if compressed.len() < out.len() - start {
+            out.truncate(start);
+            out.extend_from_slice(&compressed);
+        }
+    }
+}
+
+/// The whole tagged stream: `stream` compressed at `level`, or `None` if zstd fails.
+pub(crate) fn compress(stream: &[u8], level: i32) -> Option<Vec<u8>> {
+    let frame = ::zstd::bulk::compress(stream, level).ok()?;
+    let mut out = Vec::with_capacity(frame.len() + 6);
+    out.push(TAG);
+    write_varint(&mut out, stream.len() as u64);
+    out.extend_from_slice(&frame);
+    Some(out)
+}
+
+/// The stream inside a frame (`body` follows the tag), at most `max_size` bytes, charged to the
+/// budget before it is allocated.
+pub(crate) fn decompress(body: &[u8], max_size: usize, budget: &mut Budget) -> Result<Vec<u8>, DecodeError> {
+    let mut reader = ByteReader::new(body);
+    let size = reader.varint()?;
+    let size = usize::try_from(size).ok().filter(|&s| s <= max_size).ok_or_else(|| {
+        corrupt(format!("a zstd frame claims {size} bytes, more than its values can take ({max_size})"))
+    })?;
+    budget.charge(size, 1)?;
+    let inner = ::zstd::bulk::decompress(reader.rest(), size).map_err(|e| corrupt(format!("zstd: {e}")))?;
+    if inner.len() != size {
+        return Err(corrupt(format!("a zstd frame holds {} bytes, not {size}", inner.len())));
+    }
+    Ok(inner)
+}
+
+/// Describes the stream inside a frame with `describe`.
+pub(crate) fn describe_inner(body: &[u8], describe: fn(&[u8]) -> String) -> String {
+    match decompress(body, 1 << 30, &mut Budget::new(1 << 30)) {
+        Ok(inner) => describe(&inner),
+        Err(_) => "corrupt".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_checks_the_claimed_size() {
+        let stream = vec![7u8; 10_000];
+        let out = compress(&stream, 3).unwrap();
+        assert!(out.len() < 100);
+        assert_eq!(decompress(&out[1..], 10_000, &mut Budget::new(u64::MAX)).unwrap(), stream);
+        assert!(decompress(&out[1..], 9_999, &mut Budget::new(u64::MAX)).is_err(), "over the maximum");
+        assert!(decompress(&out[1..], 10_000, &mut Budget::new(100)).is_err(), "over the budget");
+        let mut lying = vec![];
+        write_varint(&mut lying, 5);
+        lying.extend_from_slice(&out[3..]);
+        assert!(decompress(&lying, 10_000, &mut Budget::new(u64::MAX)).is_err(), "wrong size");
+        assert!(decompress(&[3, 1, 2, 3], 10, &mut Budget::new(u64::MAX)).is_err(), "not a frame");
+    }
+}

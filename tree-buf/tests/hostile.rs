@@ -1,0 +1,275 @@
+//! Hostile input: truncations, bit flips and crafted files must give an error (or, for flips
+//! the checksums cannot see, some valid value), never a panic, an abort or a runaway allocation.
+
+use std::collections::BTreeMap;
+
+use tree_buf::{decode, decode_with_options, encode, Decode, DecodeErrorKind, DecodeOptions};
+
+type Rich = (Vec<Option<String>>, BTreeMap<String, Vec<(i64, f64)>>, Vec<Vec<u8>>, [char; 2], Option<Box<(bool, u128)>>);
+
+fn rich_value() -> Rich {
+    (
+        vec![Some("alpha".into()), None, Some("🦀".into())],
+        BTreeMap::from([("a".into(), vec![(-1, 0.5), (i64::MAX, f64::NAN)]), ("b".into(), vec![])]),
+        vec![vec![1, 2, 3], vec![], vec![255; 40]],
+        ['x', '\u{10ffff}'],
+        Some(Box::new((true, u128::MAX))),
+    )
+}
+
+fn samples() -> Vec<Vec<u8>> {
+    vec![
+        encode(&rich_value()),
+        encode(&(0..300u32).map(|i| i * i).collect::<Vec<_>>()),
+        encode(&vec![vec!["x".to_string(); 3]; 4]),
+        encode(&7u8),
+    ]
+}
+
+/// Decodes `bytes` as several types; a panic fails the test, an error or a value is fine.
+fn decode_everything(bytes: &[u8], options: &DecodeOptions) -> bool {
+    let rich = decode_with_options::<Rich>(bytes, options).is_ok();
+    let _ = decode_with_options::<Vec<u32>>(bytes, options);
+    let _ = decode_with_options::<Vec<Vec<String>>>(bytes, options);
+    let _ = decode_with_options::<u8>(bytes, options);
+    let _ = decode_with_options::<Vec<Option<(u8, String)>>>(bytes, options);
+    rich
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    for bytes in samples() {
+        for len in 0..bytes.len() {
+            let prefix = &bytes[..len];
+            assert!(decode::<Rich>(prefix).is_err());
+            assert!(decode::<Vec<u32>>(prefix).is_err());
+            assert!(decode::<u8>(prefix).is_err());
+            decode_everything(prefix, &DecodeOptions::default().verify_checksums(false));
+        }
+    }
+}
+
+/// A small deterministic generator, so failures reproduce.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn random_bit_flips_never_panic() {
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    let unchecked = DecodeOptions::default().verify_checksums(false).max_decoded_bytes(1 << 24);
+    let checked = DecodeOptions::default();
+    for bytes in samples() {
+        for _ in 0..3000 {
+            let mut corrupted = bytes.clone();
+            for _ in 0..=(rng.next() % 3) {
+                let bit = (rng.next() % (corrupted.len() as u64 * 8)) as usize;
+                corrupted[bit / 8] ^= 1 << (bit % 8);
+            }
+            decode_everything(&corrupted, &unchecked);
+            if corrupted != bytes {
+                assert!(decode_with_options::<Rich>(&corrupted, &checked).is_err() || corrupted[..4] != *b"TBUF");
+            }
+        }
+    }
+}
+
+#[test]
+fn random_bytes_are_errors() {
+    let mut rng = XorShift(12345);
+    for len in 0..200 {
+        let mut bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        decode_everything(&bytes, &DecodeOptions::default());
+        if bytes.len() >= 6 {
+            bytes[..6].copy_from_slice(&[b'T', b'B', b'U', b'F', 1, 0]);
+            decode_everything(&bytes, &DecodeOptions::default().verify_checksums(false));
+        }
+    }
+}
+
+/// Builds a file around a hand-written schema and branches, with valid checksums, so that the
+/// decoders themselves face the crafted content.
+fn craft(schema: &[u8], branches: &[&[u8]]) -> Vec<u8> {
+    fn varint(out: &mut Vec<u8>, mut value: u64) {
+        while value >= 0x80 {
+            out.push(value as u8 | 0x80);
+            value >>= 7;
+        }
+        out.push(value as u8);
+    }
+    let mut out = b"TBUF\x01\x00".to_vec();
+    varint(&mut out, schema.len() as u64);
+    out.extend_from_slice(schema);
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    let table = out.len();
+    varint(&mut out, 1);
+    for branch in branches {
+        varint(&mut out, branch.len() as u64);
+    }
+    let crc = crc32fast::hash(&out[table..]);
+    out.extend_from_slice(&crc.to_le_bytes());
+    let mut data = Vec::new();
+    for branch in branches {
+        data.extend_from_slice(branch);
+    }
+    out.extend_from_slice(&data);
+    out.extend_from_slice(&crc32fast::hash(&data).to_le_bytes());
+    out
+}
+
+// Schema tags, as in docs/FORMAT.md.
+const UNIT: u8 = 1;
+const U8: u8 = 3;
+const U32: u8 = 5;
+const U64: u8 = 6;
+const CHAR: u8 = 15;
+const STR: u8 = 16;
+const OPTION: u8 = 17;
+const SEQ: u8 = 18;
+const ARRAY: u8 = 19;
+const MAP: u8 = 20;
+const STRUCT: u8 = 22;
+
+fn varint_bytes(value: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut v = value;
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+    out
+}
+
+#[track_caller]
+fn assert_kind<T: Decode + std::fmt::Debug>(bytes: &[u8], kind: DecodeErrorKind) {
+    let err = decode::<T>(bytes).expect_err("crafted input must not decode");
+    assert_eq!(err.kind(), kind, "{err}");
+}
+
+#[test]
+fn the_file_sanity_craft_decodes() {
+    let mut lengths = vec![0x01];
+    lengths.extend(varint_bytes(2));
+    let bytes = craft(&[SEQ, U8], &[&lengths, &[0x00, 1, 7, 9]]);
+    assert_eq!(decode::<Vec<u8>>(&bytes).unwrap(), [7, 9]);
+}
+
+#[test]
+fn a_length_of_two_to_the_sixty_is_an_error() {
+    let mut lengths = vec![0x01];
+    lengths.extend(varint_bytes(1 << 60));
+    let bytes = craft(&[SEQ, U8], &[&lengths, &[0x00, 0]]);
+    assert_kind::<Vec<u8>>(&bytes, DecodeErrorKind::LimitExceeded);
+    assert_kind::<Vec<()>>(&craft(&[SEQ, UNIT], &[&lengths]), DecodeErrorKind::LimitExceeded);
+    // Two lengths whose sum overflows.
+    let mut lengths = vec![0x00, 8];
+    lengths.extend(u64::MAX.to_le_bytes());
+    lengths.extend(u64::MAX.to_le_bytes());
+    let two_inner = craft(&[SEQ, SEQ, UNIT], &[&[0x00, 1, 2][..], &lengths]);
+    assert_kind::<Vec<Vec<()>>>(&two_inner, DecodeErrorKind::LimitExceeded);
+}
+
+#[test]
+fn a_compressed_length_within_budget_still_decodes_but_a_bomb_does_not() {
+    // Width-0 fixed integers: any count of zeros in two bytes.
+    let mut lengths = vec![0x01];
+    lengths.extend(varint_bytes(2_000_000));
+    let bytes = craft(&[SEQ, U64], &[&lengths, &[0x00, 0]]);
+    assert_eq!(decode::<Vec<u64>>(&bytes).unwrap().len(), 2_000_000);
+    let small = DecodeOptions::default().max_decoded_bytes(1 << 20);
+    let err = decode_with_options::<Vec<u64>>(&bytes, &small).unwrap_err();
+    assert_eq!(err.kind(), DecodeErrorKind::LimitExceeded);
+    assert_eq!(err.path(), "");
+}
+
+#[test]
+fn a_million_nested_levels_is_an_error_not_a_stack_overflow() {
+    let mut schema = vec![OPTION; 1_000_000];
+    schema.push(U8);
+    let bytes = craft(&schema, &[]);
+    assert_kind::<Option<u8>>(&bytes, DecodeErrorKind::LimitExceeded);
+    let mut schema = vec![SEQ; 1_000_000];
+    schema.push(U8);
+    assert_kind::<Vec<u8>>(&craft(&schema, &[]), DecodeErrorKind::LimitExceeded);
+}
+
+#[test]
+fn crafted_schemas_are_errors() {
+    assert_kind::<u8>(&craft(&[99], &[]), DecodeErrorKind::Corrupt);
+    assert_kind::<u8>(&craft(&[U8, U8], &[&[0, 1, 5]]), DecodeErrorKind::Corrupt);
+    // A struct claiming 2^60 fields.
+    let mut schema = vec![STRUCT];
+    schema.extend(varint_bytes(1 << 60));
+    assert_kind::<()>(&craft(&schema, &[]), DecodeErrorKind::Truncated);
+    // A field name that is not UTF-8.
+    assert_kind::<()>(&craft(&[STRUCT, 1, 1, 0xff, U8], &[&[0, 1, 1]]), DecodeErrorKind::Corrupt);
+    // An array of 2^62 items per value.
+    let mut schema = vec![ARRAY];
+    schema.extend(varint_bytes(1 << 62));
+    schema.push(UNIT);
+    assert_kind::<Vec<()>>(&craft(&schema, &[]), DecodeErrorKind::LimitExceeded);
+    // A map whose lengths claim more entries than its keys have.
+    let bytes = craft(&[MAP, U8, U8], &[&[0x00, 1, 3], &[0x00, 1, 1], &[0x00, 1, 1]]);
+    assert_kind::<BTreeMap<u8, u8>>(&bytes, DecodeErrorKind::Corrupt);
+}
+
+#[test]
+fn crafted_values_are_errors() {
+    // Invalid UTF-8 and a surrogate char.
+    assert_kind::<String>(&craft(&[STR], &[&[0x00, 2, 0x00, 1, 0xff]]), DecodeErrorKind::Corrupt);
+    assert_kind::<char>(&craft(&[CHAR], &[&[0x00, 2, 0x00, 0xd8]]), DecodeErrorKind::Corrupt);
+    // Unknown encoding tags, widths past the word, short data.
+    assert_kind::<u32>(&craft(&[U32], &[&[0x7f]]), DecodeErrorKind::Corrupt);
+    assert_kind::<u32>(&craft(&[U32], &[&[0x00, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0]]), DecodeErrorKind::Corrupt);
+    assert_kind::<u32>(&craft(&[U32], &[&[0x00, 4, 1]]), DecodeErrorKind::Corrupt);
+    // A presence stream with stray bits.
+    assert_kind::<Option<u8>>(&craft(&[OPTION, U8], &[&[0x00, 0xff], &[]]), DecodeErrorKind::Corrupt);
+    // A branch table that claims more bytes than the file has.
+    let mut bytes = craft(&[U8], &[&[0x00, 1, 5]]);
+    let table = bytes.len() - 3 - 4 - 4 - 1;
+    bytes[table] = 0x7f;
+    assert!(decode::<u8>(&bytes).is_err());
+}
+
+#[test]
+fn headers_are_checked() {
+    assert_kind::<u8>(b"", DecodeErrorKind::Truncated);
+    assert_kind::<u8>(b"TB", DecodeErrorKind::Truncated);
+    assert_kind::<u8>(b"{\"json\": true}", DecodeErrorKind::NotTreeBuf);
+    let mut bytes = encode(&1u8);
+    bytes[4] = 2;
+    assert_kind::<u8>(&bytes, DecodeErrorKind::UnsupportedVersion);
+    let mut bytes = encode(&1u8);
+    bytes[5] = 1;
+    assert_kind::<u8>(&bytes, DecodeErrorKind::UnsupportedVersion);
+    let mut bytes = encode(&1u8);
+    bytes.push(0);
+    assert_kind::<u8>(&bytes, DecodeErrorKind::Corrupt);
+    let mut bytes = encode(&"text");
+    let last = bytes.len() - 6;
+    bytes[last] ^= 1;
+    assert_kind::<String>(&bytes, DecodeErrorKind::Corrupt);
+}
+
+#[test]
+fn zero_sized_values_are_bounded_too() {
+    let mut lengths = vec![0x01];
+    lengths.extend(varint_bytes(1 << 40));
+    let bytes = craft(&[SEQ, UNIT], &[&lengths]);
+    assert_kind::<Vec<()>>(&bytes, DecodeErrorKind::LimitExceeded);
+    let options = DecodeOptions::default().max_decoded_bytes(1000);
+    let mut lengths = vec![0x01];
+    lengths.extend(varint_bytes(1001));
+    let bytes = craft(&[SEQ, UNIT], &[&lengths]);
+    let err = decode_with_options::<Vec<()>>(&bytes, &options).unwrap_err();
+    assert_eq!(err.kind(), DecodeErrorKind::LimitExceeded);
+}

@@ -1,0 +1,152 @@
+//! Property tests: generated values of representative types round-trip exactly, and arbitrary
+//! bytes never make decoding panic.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::Debug;
+
+use proptest::prelude::*;
+use tree_buf::{decode, encode, Decode, Encode};
+
+#[derive(Encode, Decode, Debug, Clone, PartialEq)]
+struct Record {
+    id: u64,
+    name: String,
+    score: Option<i32>,
+    tags: Vec<String>,
+    flags: [bool; 3],
+    position: (i16, u8),
+}
+
+#[derive(Encode, Decode, Debug, Clone, PartialEq)]
+enum Shape {
+    Empty,
+    Circle(u32),
+    Rect(u16, u16),
+    Polygon { points: Vec<(i32, i32)>, closed: bool },
+    None,
+    Some(Option<Box<Shape>>),
+}
+
+#[derive(Encode, Decode, Debug, Clone, PartialEq)]
+struct Tree {
+    label: String,
+    children: Vec<Tree>,
+}
+
+#[derive(Encode, Decode, Debug, Clone, PartialEq)]
+struct List {
+    value: i64,
+    next: Option<Box<List>>,
+}
+
+fn record() -> impl Strategy<Value = Record> {
+    (any::<u64>(), ".{0,12}", any::<Option<i32>>(), prop::collection::vec("[a-c]{0,3}", 0..4), any::<[bool; 3]>(), any::<(i16, u8)>())
+        .prop_map(|(id, name, score, tags, flags, position)| Record { id, name, score, tags, flags, position })
+}
+
+fn shape() -> impl Strategy<Value = Shape> {
+    let leaf = prop_oneof![
+        Just(Shape::Empty),
+        Just(Shape::None),
+        any::<u32>().prop_map(Shape::Circle),
+        any::<(u16, u16)>().prop_map(|(w, h)| Shape::Rect(w, h)),
+        (prop::collection::vec(any::<(i32, i32)>(), 0..5), any::<bool>())
+            .prop_map(|(points, closed)| Shape::Polygon { points, closed }),
+    ];
+    leaf.prop_recursive(4, 16, 1, |inner| prop::option::of(inner.prop_map(Box::new)).prop_map(Shape::Some))
+}
+
+fn tree() -> impl Strategy<Value = Tree> {
+    let leaf = "[a-z]{0,4}".prop_map(|label| Tree { label, children: Vec::new() });
+    leaf.prop_recursive(5, 40, 4, |inner| {
+        ("[a-z]{0,4}", prop::collection::vec(inner, 0..4)).prop_map(|(label, children)| Tree { label, children })
+    })
+}
+
+fn list() -> impl Strategy<Value = List> {
+    prop::collection::vec(any::<i64>(), 1..30).prop_map(|values| {
+        let mut list: Option<Box<List>> = None;
+        for value in values {
+            list = Some(Box::new(List { value, next: list }));
+        }
+        *list.unwrap_or_else(|| Box::new(List { value: 0, next: None }))
+    })
+}
+
+fn round_trips<T: Encode + Decode + PartialEq + Debug>(value: &T) -> Result<(), TestCaseError> {
+    let back: T = decode(&encode(value)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(&back, value);
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn unsigned_and_signed_integers(a in any::<Vec<u64>>(), b in any::<Vec<i32>>(), c in any::<Vec<(u128, i128, i8)>>()) {
+        round_trips(&a)?;
+        round_trips(&b)?;
+        round_trips(&c)?;
+    }
+
+    #[test]
+    fn floats_bit_for_bit(values in any::<Vec<(f64, f32)>>()) {
+        let back: Vec<(f64, f32)> = decode(&encode(&values)).unwrap();
+        let bits = |v: &[(f64, f32)]| v.iter().map(|(a, b)| (a.to_bits(), b.to_bits())).collect::<Vec<_>>();
+        prop_assert_eq!(bits(&back), bits(&values));
+    }
+
+    #[test]
+    fn strings_chars_and_options(a in any::<Vec<Option<String>>>(), b in any::<Vec<char>>(), c in any::<Option<Vec<bool>>>()) {
+        round_trips(&a)?;
+        round_trips(&b)?;
+        round_trips(&c)?;
+    }
+
+    #[test]
+    fn maps_sets_and_arrays(a in any::<BTreeMap<String, Vec<u16>>>(), b in any::<HashSet<i64>>(), c in any::<Vec<[u8; 4]>>()) {
+        round_trips(&a)?;
+        round_trips(&b)?;
+        round_trips(&c)?;
+    }
+
+    #[test]
+    fn nested_sequences(a in any::<Vec<Vec<Vec<u8>>>>(), b in any::<Vec<Vec<bool>>>()) {
+        round_trips(&a)?;
+        round_trips(&b)?;
+    }
+
+    #[test]
+    fn derived_structs(records in prop::collection::vec(record(), 0..20)) {
+        round_trips(&records)?;
+    }
+
+    #[test]
+    fn derived_enums(shapes in prop::collection::vec(shape(), 0..20)) {
+        round_trips(&shapes)?;
+    }
+
+    #[test]
+    fn recursive_types(trees in prop::collection::vec(tree(), 0..4), list in list()) {
+        round_trips(&trees)?;
+        round_trips(&list)?;
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in any::<Vec<u8>>()) {
+        let _ = decode::<Vec<Record>>(&bytes);
+        let _ = decode::<Vec<Shape>>(&bytes);
+        let _ = decode::<Tree>(&bytes);
+        let _ = decode::<BTreeMap<String, Vec<u16>>>(&bytes);
+    }
+
+    #[test]
+    fn corrupted_files_never_panic(records in prop::collection::vec(record(), 1..5), flips in prop::collection::vec(any::<(usize, u8)>(), 1..4)) {
+        let mut bytes = encode(&records);
+        for (position, bit) in flips {
+            let len = bytes.len();
+            bytes[position % len] ^= 1 << (bit % 8);
+        }
+        let options = tree_buf::DecodeOptions::default().verify_checksums(false).max_decoded_bytes(1 << 24);
+        let _ = tree_buf::decode_with_options::<Vec<Record>>(&bytes, &options);
+        let _ = tree_buf::decode_with_options::<Vec<Shape>>(&bytes, &options);
+    }
+}
