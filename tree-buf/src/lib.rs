@@ -34,15 +34,19 @@
 extern crate self as tree_buf;
 
 mod branch;
+mod breakdown;
 mod encodings;
 mod error;
 mod file;
 mod options;
+mod reader;
 mod schema;
 mod types;
 
+pub use breakdown::{size_breakdown, BranchSize, SizeBreakdown};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use options::{DecodeOptions, EncodeOptions, Preference, MAX_DEPTH};
+pub use reader::{Reader, SchemaNode};
 pub use schema::{NodeType, Segment};
 // TEMP pub use tree_buf_macros::{Decode, Encode};
 pub use types::{Decode, Encode};

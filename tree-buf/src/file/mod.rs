@@ -17,7 +17,7 @@
 mod read;
 mod write;
 
-pub(crate) use read::read;
+pub(crate) use read::{read, FileView};
 pub(crate) use write::write;
 
 pub(crate) const MAGIC: [u8; 4] = *b"TBUF";

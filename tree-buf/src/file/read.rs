@@ -14,6 +14,11 @@ pub(crate) struct FileView<'a> {
     pub(crate) tree: SchemaTree,
     pub(crate) rows: usize,
     pub(crate) branches: Vec<&'a [u8]>,
+    /// Bytes of the header (magic, version, flags), the schema section (size, schema, checksum)
+    /// and the chunk's table (rows, branch sizes, checksum) and data checksum.
+    pub(crate) header_bytes: usize,
+    pub(crate) schema_bytes: usize,
+    pub(crate) table_bytes: usize,
     data: &'a [u8],
     data_crc: u32,
 }
@@ -45,12 +50,14 @@ impl<'a> FileView<'a> {
         if flags != 0 {
             return Err(DecodeError::new(DecodeErrorKind::UnsupportedVersion, "", format!("unknown header flags {flags:#04x}")));
         }
+        let header_bytes = MAGIC.len() + 2;
         let schema = reader.prefixed()?;
         let covered = &bytes[..bytes.len() - reader.remaining()];
         check_crc(covered, reader.u32_le()?, "schema", options)?;
         let tree = SchemaTree::parse(schema)?;
 
         let table_start = bytes.len() - reader.remaining();
+        let schema_bytes = table_start - header_bytes;
         let rows = reader.count(0)?;
         let mut sizes = Vec::with_capacity(tree.branch_count().min(reader.remaining()));
         for _ in 0..tree.branch_count() {
@@ -58,6 +65,7 @@ impl<'a> FileView<'a> {
         }
         let covered = &bytes[table_start..bytes.len() - reader.remaining()];
         check_crc(covered, reader.u32_le()?, "branch table", options)?;
+        let table_bytes = bytes.len() - reader.remaining() - table_start + 4;
 
         let data_size = sizes.iter().try_fold(0usize, |sum, &size| sum.checked_add(size));
         let data = match data_size {
@@ -74,7 +82,7 @@ impl<'a> FileView<'a> {
             branches.push(branch);
             rest = tail;
         }
-        Ok(FileView { tree, rows, branches, data, data_crc })
+        Ok(FileView { tree, rows, branches, header_bytes, schema_bytes, table_bytes, data, data_crc })
     }
 
     /// Checks the branch data against its checksum.
@@ -82,18 +90,24 @@ impl<'a> FileView<'a> {
         check_crc(self.data, self.data_crc, "branch data", options)
     }
 
-    /// Decodes the root value.
+    /// A context for decoding this file's branches.
+    pub(crate) fn context(&self, options: &DecodeOptions) -> DecodeContext<'a> {
+        DecodeContext::new(self.branches.clone(), options.max_decoded_bytes)
+    }
+
+    /// Decodes the root value, reading only the branches `T` needs; the data checksum is the
+    /// caller's to verify.
     pub(crate) fn decode<T: Decode>(&self, options: &DecodeOptions) -> Result<T, DecodeError> {
         if self.rows != 1 {
             return Err(corrupt(format!("the file holds {} root values; expected one", self.rows)));
         }
-        let mut ctx = DecodeContext::new(self.branches.clone(), options.max_decoded_bytes);
+        let mut ctx = self.context(options);
         let mut decoder = T::Decoder::new(self.tree.root(), 1, &mut ctx)?;
         Ok(decoder.next())
     }
 }
 
-/// Decodes a whole file.
+/// Decodes a file, all checksums verified first.
 pub(crate) fn read<T: Decode>(bytes: &[u8], options: &DecodeOptions) -> Result<T, DecodeError> {
     let view = FileView::open(bytes, options)?;
     view.verify_data(options)?;

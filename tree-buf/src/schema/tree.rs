@@ -135,6 +135,29 @@ impl SchemaTree {
         NodeRef { tree: self, id: self.nodes.len() as u32 - 1 }
     }
 
+    /// A copy of the tree with one more node, outside the file's tree: a sequence whose items are
+    /// `node` and whose lengths are branch number [`Self::branch_count`].
+    pub(crate) fn with_sequence_of(&self, node: NodeRef<'_>) -> SchemaTree {
+        let mut tree = self.clone();
+        let void = tree.nodes.pop();
+        tree.nodes.push(Node {
+            node_type: NodeType::Seq,
+            parent: None,
+            segment: Segment::Some,
+            canonical: None,
+            children: vec![node.id],
+            branch: Some(self.branch_count),
+            array_len: 0,
+        });
+        tree.nodes.extend(void);
+        tree
+    }
+
+    /// The node added by [`Self::with_sequence_of`].
+    pub(crate) fn root_of_sequence(&self) -> NodeRef<'_> {
+        NodeRef { tree: self, id: self.nodes.len() as u32 - 2 }
+    }
+
     pub(crate) fn branch_count(&self) -> usize {
         self.branch_count
     }
