@@ -48,7 +48,7 @@ pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use options::{DecodeOptions, EncodeOptions, Preference, MAX_DEPTH};
 pub use reader::{Reader, SchemaNode};
 pub use schema::{NodeType, Segment};
-// TEMP pub use tree_buf_macros::{Decode, Encode};
+pub use tree_buf_macros::{Decode, Encode};
 pub use types::{Decode, Encode};
 
 /// The traits, derive macros and functions most programs need.
