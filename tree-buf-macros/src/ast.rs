@@ -103,7 +103,22 @@ impl<'a> Container<'a> {
             SynData::Struct(data) => {
                 let fields = fields(&data.fields, &self_type, &mut errors);
                 let style = style(&data.fields, &fields, &mut errors);
-                check_names(fields.iter().filter(|f| !f.skipped() && style == Style::Named).map(|f| (f.name.as_str(), f.original.ident.as_ref().map_or(Span::call_site(), Ident::span))), "fields", &mut errors);
+                check_names(
+                    fields
+                        .iter()
+                        .filter(|f| !f.skipped() && style == Style::Named)
+                        .map(|f| {
+                            (
+                                f.name.as_str(),
+                                f.original
+                                    .ident
+                                    .as_ref()
+                                    .map_or(Span::call_site(), Ident::span),
+                            )
+                        }),
+                    "fields",
+                    &mut errors,
+                );
                 Some(Data::Struct(style, fields))
             }
             SynData::Enum(data) => {
@@ -118,26 +133,55 @@ impl<'a> Container<'a> {
                         let fields = fields(&variant.fields, &self_type, &mut errors);
                         let style = style(&variant.fields, &fields, &mut errors);
                         if style == Style::Named {
-                            check_names(fields.iter().filter(|f| !f.skipped()).map(|f| (f.name.as_str(), f.original.ident.as_ref().map_or(Span::call_site(), Ident::span))), "fields", &mut errors);
+                            check_names(
+                                fields.iter().filter(|f| !f.skipped()).map(|f| {
+                                    (
+                                        f.name.as_str(),
+                                        f.original
+                                            .ident
+                                            .as_ref()
+                                            .map_or(Span::call_site(), Ident::span),
+                                    )
+                                }),
+                                "fields",
+                                &mut errors,
+                            );
                         }
                         let name = match &variant_attrs.rename {
                             Some(rename) => canonical_name(&rename.value()),
                             None => canonical_name(&variant.ident.to_string()),
                         };
-                        Variant { ident: &variant.ident, name, style, fields }
+                        Variant {
+                            ident: &variant.ident,
+                            name,
+                            style,
+                            fields,
+                        }
                     })
                     .collect();
-                check_names(variants.iter().map(|v| (v.name.as_str(), v.ident.span())), "variants", &mut errors);
+                check_names(
+                    variants.iter().map(|v| (v.name.as_str(), v.ident.span())),
+                    "variants",
+                    &mut errors,
+                );
                 Some(Data::Enum(variants))
             }
             SynData::Union(data) => {
-                errors.push(syn::Error::new(data.union_token.span, "tree-buf cannot derive for unions: which field holds the value is not known"));
+                errors.push(syn::Error::new(
+                    data.union_token.span,
+                    "tree-buf cannot derive for unions: which field holds the value is not known",
+                ));
                 None
             }
         };
         errors.finish()?;
         let data = data.ok_or_else(|| syn::Error::new(ident.span(), "unsupported input"))?;
-        Ok(Container { ident, generics: &input.generics, attrs, data })
+        Ok(Container {
+            ident,
+            generics: &input.generics,
+            attrs,
+            data,
+        })
     }
 }
 
@@ -176,7 +220,10 @@ fn style(syn_fields: &Fields, fields: &[Field<'_>], errors: &mut Errors) -> Styl
         Fields::Unnamed(_) if fields.is_empty() => Style::Unit,
         Fields::Unnamed(_) if fields.len() == 1 => {
             if let Some(skip) = &fields[0].attrs.skip {
-                errors.push(syn::Error::new_spanned(skip, "cannot skip the only field of a newtype: nothing would be left to encode"));
+                errors.push(syn::Error::new_spanned(
+                    skip,
+                    "cannot skip the only field of a newtype: nothing would be left to encode",
+                ));
             }
             Style::Newtype
         }

@@ -20,7 +20,12 @@ struct Mentions<'p> {
 
 impl<'ast> Visit<'ast> for Mentions<'_> {
     fn visit_type_path(&mut self, path: &'ast syn::TypePath) {
-        if path.path.segments.last().is_some_and(|s| s.ident == "PhantomData") {
+        if path
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "PhantomData")
+        {
             return;
         }
         if path.qself.is_none() {
@@ -34,8 +39,14 @@ impl<'ast> Visit<'ast> for Mentions<'_> {
     }
 }
 
-fn mentioned<'f>(params: &[&Ident], fields: impl Iterator<Item = &'f Field<'f>>) -> BTreeSet<String> {
-    let mut visitor = Mentions { params, found: BTreeSet::new() };
+fn mentioned<'f>(
+    params: &[&Ident],
+    fields: impl Iterator<Item = &'f Field<'f>>,
+) -> BTreeSet<String> {
+    let mut visitor = Mentions {
+        params,
+        found: BTreeSet::new(),
+    };
     for field in fields {
         visitor.visit_type(&field.ty);
     }
@@ -52,8 +63,16 @@ fn all_fields<'c>(container: &'c Container<'c>) -> Vec<&'c Field<'c>> {
 /// The where clause of the generated items: the type's own, plus `P: trait_path` for every type
 /// parameter a written field uses (and `P: Default` for those only skipped fields use, when
 /// `default_skipped`), or the container's `bound` attribute instead of the inferred ones.
-pub fn where_clause(container: &Container<'_>, trait_path: &TokenStream, default_skipped: bool) -> WhereClause {
-    let mut clause = container.generics.where_clause.clone().unwrap_or_else(|| parse_quote!(where));
+pub fn where_clause(
+    container: &Container<'_>,
+    trait_path: &TokenStream,
+    default_skipped: bool,
+) -> WhereClause {
+    let mut clause = container
+        .generics
+        .where_clause
+        .clone()
+        .unwrap_or_else(|| parse_quote!(where));
     if let Some(bound) = &container.attrs.bound {
         clause.predicates.extend(bound.iter().cloned());
         return clause;
@@ -67,7 +86,9 @@ pub fn where_clause(container: &Container<'_>, trait_path: &TokenStream, default
         if written.contains(&name) {
             clause.predicates.push(parse_quote!(#param: #trait_path));
         } else if default_skipped && skipped.contains(&name) {
-            clause.predicates.push(parse_quote!(#param: ::core::default::Default));
+            clause
+                .predicates
+                .push(parse_quote!(#param: ::core::default::Default));
         }
     }
     clause

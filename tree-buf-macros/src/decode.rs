@@ -32,7 +32,10 @@ fn slots<'f>(fields: &'f [Field<'f>], prefix: &str) -> Vec<Slot<'f>> {
         .iter()
         .enumerate()
         .filter(|(_, f)| !f.skipped())
-        .map(|(i, field)| Slot { field, name: format_ident!("{}{}", prefix, i) })
+        .map(|(i, field)| Slot {
+            field,
+            name: format_ident!("{}{}", prefix, i),
+        })
         .collect()
 }
 
@@ -49,7 +52,13 @@ fn declaration(slot: &Slot<'_>) -> TokenStream {
 
 /// Builds each field's decoder as a local variable named after its slot, from `node` and
 /// `count`, read as `style`; `type_name` names the type in errors.
-fn build_fields(style: Style, slots: &[Slot<'_>], node: &TokenStream, count: &TokenStream, type_name: &str) -> TokenStream {
+fn build_fields(
+    style: Style,
+    slots: &[Slot<'_>],
+    node: &TokenStream,
+    count: &TokenStream,
+    type_name: &str,
+) -> TokenStream {
     let len = Literal::usize_unsuffixed(slots.len());
     match style {
         Style::Unit => quote!(__tb::check_unit(#node, #count, #type_name)?;),
@@ -140,7 +149,12 @@ pub fn expand(container: &Container<'_>) -> TokenStream {
                     }
                 }
             });
-            (quote!(#(#declarations)*), new, construct(quote!(#ident), fields, &slots), absent)
+            (
+                quote!(#(#declarations)*),
+                new,
+                construct(quote!(#ident), fields, &slots),
+                absent,
+            )
         }
         Data::Enum(variants) => {
             let (fields, new, next) = enum_decoder(container, variants);
@@ -177,38 +191,66 @@ pub fn expand(container: &Container<'_>) -> TokenStream {
     }
 }
 
-fn enum_decoder(container: &Container<'_>, variants: &[Variant<'_>]) -> (TokenStream, TokenStream, TokenStream) {
+fn enum_decoder(
+    container: &Container<'_>,
+    variants: &[Variant<'_>],
+) -> (TokenStream, TokenStream, TokenStream) {
     let ident = container.ident;
     let type_name = ident.to_string();
-    let per_variant: Vec<Vec<Slot<'_>>> =
-        variants.iter().enumerate().map(|(vi, variant)| slots(&variant.fields, &format!("variant_{vi}_field_"))).collect();
+    let per_variant: Vec<Vec<Slot<'_>>> = variants
+        .iter()
+        .enumerate()
+        .map(|(vi, variant)| slots(&variant.fields, &format!("variant_{vi}_field_")))
+        .collect();
     let declarations = per_variant.iter().flatten().map(declaration);
     let names: Vec<&syn::Ident> = per_variant.iter().flatten().map(|s| &s.name).collect();
     let variant_names = variants.iter().map(|v| &v.name);
-    let builds = variants.iter().zip(&per_variant).enumerate().map(|(vi, (variant, slots))| {
-        let index = Literal::usize_unsuffixed(vi);
-        let node = format_ident!("__node_{}", vi);
-        let count = format_ident!("__count_{}", vi);
-        let build = build_fields(variant.style, slots, &quote!(#node), &quote!(#count), &format!("{type_name}::{}", variant.ident));
-        quote! {
-            let (#node, #count) = __enum.variant(#index);
-            #build
-        }
-    });
+    let builds = variants
+        .iter()
+        .zip(&per_variant)
+        .enumerate()
+        .map(|(vi, (variant, slots))| {
+            let index = Literal::usize_unsuffixed(vi);
+            let node = format_ident!("__node_{}", vi);
+            let count = format_ident!("__count_{}", vi);
+            let build = build_fields(
+                variant.style,
+                slots,
+                &quote!(#node),
+                &quote!(#count),
+                &format!("{type_name}::{}", variant.ident),
+            );
+            quote! {
+                let (#node, #count) = __enum.variant(#index);
+                #build
+            }
+        });
     let new = quote! {
         let __enum = __tb::EnumNode::new(node, count, &[#(#variant_names),*], #type_name, ctx)?;
         #(#builds)*
         __tb::Ok(Self { __discriminants: __enum.into_discriminants(), #(#names,)* __marker: __tb::PhantomData })
     };
     let last = variants.len() - 1;
-    let arms = variants.iter().zip(&per_variant).enumerate().map(|(vi, (variant, slots))| {
-        let variant_ident = variant.ident;
-        let value = construct(quote!(#ident::#variant_ident), &variant.fields, slots);
-        // The last variant takes every other discriminant, so there is no panicking arm; the
-        // discriminants were all checked when the decoder was built.
-        let pattern = if vi == last { quote!(_) } else { Literal::u32_unsuffixed(vi as u32).into_token_stream() };
-        quote!(#pattern => #value,)
-    });
+    let arms = variants
+        .iter()
+        .zip(&per_variant)
+        .enumerate()
+        .map(|(vi, (variant, slots))| {
+            let variant_ident = variant.ident;
+            let value = construct(quote!(#ident::#variant_ident), &variant.fields, slots);
+            // The last variant takes every other discriminant, so there is no panicking arm; the
+            // discriminants were all checked when the decoder was built.
+            let pattern = if vi == last {
+                quote!(_)
+            } else {
+                Literal::u32_unsuffixed(vi as u32).into_token_stream()
+            };
+            quote!(#pattern => #value,)
+        });
     let next = quote!(match self.__discriminants.next() { #(#arms)* });
-    (quote!(__discriminants: __tb::Discriminants, #(#declarations)*), new, next)
+    (
+        quote!(__discriminants: __tb::Discriminants, #(#declarations)*),
+        new,
+        next,
+    )
 }

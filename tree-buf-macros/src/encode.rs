@@ -32,7 +32,10 @@ fn slots<'f>(fields: &'f [Field<'f>], prefix: &str) -> Vec<Slot<'f>> {
         .iter()
         .enumerate()
         .filter(|(_, f)| !f.skipped())
-        .map(|(i, field)| Slot { field, name: format_ident!("{}{}", prefix, i) })
+        .map(|(i, field)| Slot {
+            field,
+            name: format_ident!("{}{}", prefix, i),
+        })
         .collect()
 }
 
@@ -84,7 +87,12 @@ pub fn expand(container: &Container<'_>) -> TokenStream {
         Data::Struct(style, fields) => struct_encoder(*style, fields),
         Data::Enum(variants) => enum_encoder(container, variants),
     };
-    let EncoderParts { fields, new, push, finish } = body;
+    let EncoderParts {
+        fields,
+        new,
+        push,
+        finish,
+    } = body;
     quote! {
         const _: () = {
             use ::tree_buf::__private as __tb;
@@ -143,12 +151,20 @@ fn initializers(slots: &[Slot<'_>], depth: &TokenStream) -> TokenStream {
 
 fn struct_encoder(style: Style, fields: &[Field<'_>]) -> EncoderParts {
     let slots = slots(fields, "field_");
-    let depth = if style == Style::Newtype { quote!(depth) } else { quote!(depth + 1) };
+    let depth = if style == Style::Newtype {
+        quote!(depth)
+    } else {
+        quote!(depth + 1)
+    };
     let initializers = initializers(&slots, &depth);
     let pushes = slots.iter().map(|slot| {
         let name = &slot.name;
         let member = &slot.field.member;
-        call(&slot.field.ty, "push", quote!(&mut self.#name, &value.#member))
+        call(
+            &slot.field.ty,
+            "push",
+            quote!(&mut self.#name, &value.#member),
+        )
     });
     EncoderParts {
         fields: declarations(&slots),
@@ -160,8 +176,11 @@ fn struct_encoder(style: Style, fields: &[Field<'_>]) -> EncoderParts {
 
 fn enum_encoder(container: &Container<'_>, variants: &[Variant<'_>]) -> EncoderParts {
     let ident = container.ident;
-    let per_variant: Vec<Vec<Slot<'_>>> =
-        variants.iter().enumerate().map(|(vi, variant)| slots(&variant.fields, &format!("variant_{vi}_field_"))).collect();
+    let per_variant: Vec<Vec<Slot<'_>>> = variants
+        .iter()
+        .enumerate()
+        .map(|(vi, variant)| slots(&variant.fields, &format!("variant_{vi}_field_")))
+        .collect();
     let all_slots: Vec<&Slot<'_>> = per_variant.iter().flatten().collect();
 
     let declarations = all_slots.iter().map(|slot| {
@@ -171,29 +190,37 @@ fn enum_encoder(container: &Container<'_>, variants: &[Variant<'_>]) -> EncoderP
     });
     let initializers = variants.iter().zip(&per_variant).map(|(variant, slots)| {
         // Newtype content is the variant node itself; other fields sit one level below it.
-        let depth = if variant.style == Style::Newtype { quote!(depth + 1) } else { quote!(depth + 2) };
+        let depth = if variant.style == Style::Newtype {
+            quote!(depth + 1)
+        } else {
+            quote!(depth + 2)
+        };
         initializers(slots, &depth)
     });
-    let arms = variants.iter().zip(&per_variant).enumerate().map(|(vi, (variant, slots))| {
-        let variant_ident = variant.ident;
-        let discriminant = Literal::u32_unsuffixed(vi as u32);
-        let bindings = slots.iter().map(|slot| {
-            let member = &slot.field.member;
-            let binding = format_ident!("__{}", slot.name);
-            quote!(#member: #binding)
-        });
-        let pushes = slots.iter().map(|slot| {
-            let name = &slot.name;
-            let binding = format_ident!("__{}", slot.name);
-            call(&slot.field.ty, "push", quote!(&mut self.#name, #binding))
-        });
-        quote! {
-            #ident::#variant_ident { #(#bindings,)* .. } => {
-                self.__discriminants.push(#discriminant);
-                #(#pushes;)*
+    let arms = variants
+        .iter()
+        .zip(&per_variant)
+        .enumerate()
+        .map(|(vi, (variant, slots))| {
+            let variant_ident = variant.ident;
+            let discriminant = Literal::u32_unsuffixed(vi as u32);
+            let bindings = slots.iter().map(|slot| {
+                let member = &slot.field.member;
+                let binding = format_ident!("__{}", slot.name);
+                quote!(#member: #binding)
+            });
+            let pushes = slots.iter().map(|slot| {
+                let name = &slot.name;
+                let binding = format_ident!("__{}", slot.name);
+                call(&slot.field.ty, "push", quote!(&mut self.#name, #binding))
+            });
+            quote! {
+                #ident::#variant_ident { #(#bindings,)* .. } => {
+                    self.__discriminants.push(#discriminant);
+                    #(#pushes;)*
+                }
             }
-        }
-    });
+        });
     let finishes = variants.iter().zip(&per_variant).map(|(variant, slots)| {
         let name = &variant.name;
         let finish = finish_fields(variant.style, slots);

@@ -24,12 +24,18 @@ use syn::{parse_macro_input, DeriveInput};
 #[proc_macro_derive(Encode, attributes(tree_buf))]
 pub fn derive_encode(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    ast::Container::from_ast(&input).map(|container| encode::expand(&container)).unwrap_or_else(|e| e.to_compile_error()).into()
+    ast::Container::from_ast(&input)
+        .map(|container| encode::expand(&container))
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
 }
 
 /// Derives `tree_buf::Decode`, with the same attributes as `Encode`.
 #[proc_macro_derive(Decode, attributes(tree_buf))]
 pub fn derive_decode(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    ast::Container::from_ast(&input).map(|container| decode::expand(&container)).unwrap_or_else(|e| e.to_compile_error()).into()
+    ast::Container::from_ast(&input)
+        .map(|container| decode::expand(&container))
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
 }

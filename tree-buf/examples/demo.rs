@@ -1,5 +1,5 @@
 //! Encodes a season of generated baseball games, checks that it decodes to the same value, and
-//! prints what each part of the data costs.
+//! prints where the bytes go.
 //!
 //! Run with `cargo run --release -p tree-buf --example demo`.
 
@@ -46,7 +46,10 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         self.0 >> 33
     }
 
@@ -83,27 +86,26 @@ fn season(games: usize) -> Vec<Game> {
             let home = rng.below(TEAMS.len() as u64) as usize;
             let visitor = (home + 1 + rng.below(TEAMS.len() as u64 - 1) as usize) % TEAMS.len();
             let innings = 9 + usize::from(rng.below(10) == 0) * rng.below(4) as usize;
-            let line_score: Vec<(u8, u8)> =
-                (0..innings).map(|_| ((rng.below(7) / 4) as u8, (rng.below(7) / 4) as u8)).collect();
+            let line_score: Vec<(u8, u8)> = (0..innings)
+                .map(|_| ((rng.below(7) / 4) as u8, (rng.below(7) / 4) as u8))
+                .collect();
             let (home_line, visitor_line): (Vec<u8>, Vec<u8>) = line_score.iter().copied().unzip();
             Game {
-                date: 2018_03_29 + (i / 8) as u32,
+                date: 20_180_329 + (i / 8) as u32,
                 home: team(&mut rng, home, &home_line),
                 visitor: team(&mut rng, visitor, &visitor_line),
                 park: TEAMS[home].2.to_string(),
                 attendance: (rng.below(20) != 0).then(|| 15_000 + rng.below(35_000) as u32),
                 duration_minutes: 150 + rng.below(80) as u16,
-                day_night: if rng.below(3) == 0 { DayNight::Day } else { DayNight::Night },
+                day_night: if rng.below(3) == 0 {
+                    DayNight::Day
+                } else {
+                    DayNight::Night
+                },
                 line_score,
             }
         })
         .collect()
-}
-
-/// Bytes one column of the games would take as its own tree-buf file: a view of what each path
-/// costs.
-fn column_size<T: Encode>(games: &[Game], column: impl Fn(&Game) -> T) -> usize {
-    encode(&games.iter().map(column).collect::<Vec<T>>()).len()
 }
 
 fn main() -> Result<(), tree_buf::DecodeError> {
@@ -114,29 +116,22 @@ fn main() -> Result<(), tree_buf::DecodeError> {
     let start = Instant::now();
     let back: Vec<Game> = decode(&bytes)?;
     let decoded_in = start.elapsed();
-    assert_eq!(back, games, "the decoded games differ from the encoded ones");
+    assert_eq!(
+        back, games,
+        "the decoded games differ from the encoded ones"
+    );
 
     let text_size: usize = games.iter().map(|g| format!("{g:?}").len()).sum();
     println!("tree-buf demo: a season of {} generated games", games.len());
-    println!("  encoded:  {:>9} bytes ({:.1} bytes a game), in {encoded_in:?}", bytes.len(), bytes.len() as f64 / games.len() as f64);
+    println!(
+        "  encoded:  {:>9} bytes ({:.1} bytes a game), in {encoded_in:?}",
+        bytes.len(),
+        bytes.len() as f64 / games.len() as f64
+    );
     println!("  decoded and checked equal in {decoded_in:?}");
     println!("  for scale, their Debug text is {text_size} bytes");
     println!();
-    println!("What each path costs on its own (bytes):");
-    let columns = [
-        ("[].date", column_size(&games, |g| g.date)),
-        ("[].home.code", column_size(&games, |g| g.home.code.clone())),
-        ("[].home.league", column_size(&games, |g| g.home.league)),
-        ("[].home.runs", column_size(&games, |g| g.home.runs)),
-        ("[].home.starting_pitcher", column_size(&games, |g| g.home.starting_pitcher.clone())),
-        ("[].park", column_size(&games, |g| g.park.clone())),
-        ("[].attendance", column_size(&games, |g| g.attendance)),
-        ("[].duration_minutes", column_size(&games, |g| g.duration_minutes)),
-        ("[].day_night", column_size(&games, |g| g.day_night)),
-        ("[].line_score", column_size(&games, |g| g.line_score.clone())),
-    ];
-    for (path, size) in columns {
-        println!("  {size:>9}  {path}");
-    }
+    println!("Where the bytes go:");
+    print!("{}", tree_buf::size_breakdown(&bytes)?);
     Ok(())
 }

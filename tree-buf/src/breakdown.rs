@@ -56,7 +56,11 @@ pub fn size_breakdown(bytes: &[u8]) -> Result<SizeBreakdown, DecodeError> {
     for node in reader.schema().iter() {
         if node.node_type.has_branch() {
             branches.push(BranchSize {
-                path: if node.path.is_empty() { "(root)".into() } else { node.path.clone() },
+                path: if node.path.is_empty() {
+                    "(root)".into()
+                } else {
+                    node.path.clone()
+                },
                 node_type: node.node_type.name().to_owned(),
                 encoding: node.encoding.clone().unwrap_or_default(),
                 bytes: node.bytes,
@@ -79,7 +83,8 @@ impl SizeBreakdown {
         for branch in &self.branches {
             *totals.entry(&branch.node_type).or_default() += branch.bytes;
         }
-        let mut totals: Vec<(String, usize)> = totals.into_iter().map(|(t, b)| (t.to_owned(), b)).collect();
+        let mut totals: Vec<(String, usize)> =
+            totals.into_iter().map(|(t, b)| (t.to_owned(), b)).collect();
         totals.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         totals
     }
@@ -106,7 +111,11 @@ impl fmt::Display for SizeBreakdown {
         for (node_type, bytes) in self.by_type() {
             writeln!(f, "  {bytes:>10} B {:>5.1}%  {node_type}", percent(bytes))?;
         }
-        let overhead = [("header", self.header_bytes), ("schema", self.schema_bytes), ("branch table", self.table_bytes)];
+        let overhead = [
+            ("header", self.header_bytes),
+            ("schema", self.schema_bytes),
+            ("branch table", self.table_bytes),
+        ];
         for (what, bytes) in overhead {
             writeln!(f, "  {bytes:>10} B {:>5.1}%  ({what})", percent(bytes))?;
         }

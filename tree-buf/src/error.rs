@@ -59,8 +59,16 @@ pub struct DecodeError {
 }
 
 impl DecodeError {
-    pub(crate) fn new(kind: DecodeErrorKind, path: impl Into<String>, message: impl Into<String>) -> Self {
-        DecodeError { kind, path: path.into(), message: message.into() }
+    pub(crate) fn new(
+        kind: DecodeErrorKind,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        DecodeError {
+            kind,
+            path: path.into(),
+            message: message.into(),
+        }
     }
 
     /// The kind of failure.
@@ -135,8 +143,16 @@ pub struct EncodeError {
 }
 
 impl EncodeError {
-    pub(crate) fn new(kind: EncodeErrorKind, path: impl Into<String>, message: impl Into<String>) -> Self {
-        EncodeError { kind, path: path.into(), message: message.into() }
+    pub(crate) fn new(
+        kind: EncodeErrorKind,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        EncodeError {
+            kind,
+            path: path.into(),
+            message: message.into(),
+        }
     }
 
     /// The kind of failure.

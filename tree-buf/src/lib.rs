@@ -30,9 +30,6 @@
 //! [`DecodeError`] with a [`DecodeErrorKind`] and the schema path where it happened, never a panic,
 //! and the memory decoding may use is capped by [`DecodeOptions`].
 
-// Lets the derive's output, which names `::tree_buf`, compile inside this crate's own tests.
-extern crate self as tree_buf;
-
 mod branch;
 mod breakdown;
 mod encodings;
@@ -81,7 +78,10 @@ pub fn try_encode<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>, EncodeError>
 }
 
 /// Encodes `value` with the given options: lossy floats, speed against size, parallelism.
-pub fn encode_with_options<T: Encode + ?Sized>(value: &T, options: &EncodeOptions) -> Result<Vec<u8>, EncodeError> {
+pub fn encode_with_options<T: Encode + ?Sized>(
+    value: &T,
+    options: &EncodeOptions,
+) -> Result<Vec<u8>, EncodeError> {
     file::write(value, options)
 }
 
@@ -91,7 +91,10 @@ pub fn decode<T: Decode>(bytes: &[u8]) -> Result<T, DecodeError> {
 }
 
 /// Decodes a file written by [`encode`] under the given limits.
-pub fn decode_with_options<T: Decode>(bytes: &[u8], options: &DecodeOptions) -> Result<T, DecodeError> {
+pub fn decode_with_options<T: Decode>(
+    bytes: &[u8],
+    options: &DecodeOptions,
+) -> Result<T, DecodeError> {
     file::read(bytes, options)
 }
 
@@ -107,8 +110,8 @@ pub mod __private {
     pub use crate::error::DecodeError;
     pub use crate::schema::{EncodeResult, NodeRef, SchemaWriter};
     pub use crate::types::{
-        check_unit, Discriminants, EnumNode, Lazy, Missing, OrDefault, StructNode, TupleNode, UnitEncoder,
-        ValueDecoder, ValueEncoder,
+        check_unit, Discriminants, EnumNode, Lazy, Missing, OrDefault, StructNode, TupleNode,
+        UnitEncoder, ValueDecoder, ValueEncoder,
     };
     pub use core::default::Default;
     pub use core::marker::PhantomData;

@@ -50,7 +50,10 @@ impl DecodeOptions {
 
 impl Default for DecodeOptions {
     fn default() -> Self {
-        DecodeOptions { max_decoded_bytes: Self::DEFAULT_MAX_DECODED_BYTES, verify_checksums: true }
+        DecodeOptions {
+            max_decoded_bytes: Self::DEFAULT_MAX_DECODED_BYTES,
+            verify_checksums: true,
+        }
     }
 }
 
@@ -115,6 +118,9 @@ impl EncodeOptions {
 
 impl Default for EncodeOptions {
     fn default() -> Self {
-        EncodeOptions { settings: Settings::default(), parallel: true }
+        EncodeOptions {
+            settings: Settings::default(),
+            parallel: true,
+        }
     }
 }

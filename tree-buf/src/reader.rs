@@ -50,7 +50,10 @@ impl<'a> Reader<'a> {
 
     /// Opens `bytes` under the given limits.
     pub fn with_options(bytes: &'a [u8], options: DecodeOptions) -> Result<Self, DecodeError> {
-        Ok(Reader { view: FileView::open(bytes, &options)?, options })
+        Ok(Reader {
+            view: FileView::open(bytes, &options)?,
+            options,
+        })
     }
 
     pub(crate) fn view(&self) -> &FileView<'a> {
@@ -83,7 +86,11 @@ impl<'a> Reader<'a> {
     /// [`PathNotFound`](DecodeErrorKind::PathNotFound) error.
     pub fn decode_path<T: Decode>(&self, path: &str) -> Result<T, DecodeError> {
         if self.view.rows != 1 {
-            return Err(DecodeError::new(DecodeErrorKind::Corrupt, "", "the file does not hold one root value"));
+            return Err(DecodeError::new(
+                DecodeErrorKind::Corrupt,
+                "",
+                "the file does not hold one root value",
+            ));
         }
         let mut ctx = self.view.context(&self.options);
         let (node, count) = locate(self.view.tree.root(), 1, path, &mut ctx)?;
@@ -114,20 +121,37 @@ fn locate<'t>(
         DecodeError::new(
             DecodeErrorKind::PathNotFound,
             path,
-            format!("`{}` has no `{segment}` (it is {})", if at.path().is_empty() { "the root" } else { "the node" }, at.node_type()),
+            format!(
+                "`{}` has no `{segment}` (it is {})",
+                if at.path().is_empty() {
+                    "the root"
+                } else {
+                    "the node"
+                },
+                at.node_type()
+            ),
         )
     };
     for segment in path.split('.').filter(|s| !s.is_empty()) {
         // Options are transparent in paths: step to their present values first.
         while node.node_type() == NodeType::Option {
-            count = ctx.bools(node, count)?.into_iter().filter(|&present| present).count();
+            count = ctx
+                .bools(node, count)?
+                .into_iter()
+                .filter(|&present| present)
+                .count();
             node = node.child(0).ok_or_else(|| not_found(node, segment))?;
         }
         let (child, child_count) = match (node.node_type(), segment) {
             (NodeType::Seq, "[]") => (node.child(0), ctx.lengths(node, count)?.1),
             (NodeType::Array, "[]") => {
-                let total = usize::try_from(node.array_len()).ok().and_then(|len| len.checked_mul(count));
-                (node.child(0), total.ok_or_else(|| not_found(node, segment))?)
+                let total = usize::try_from(node.array_len())
+                    .ok()
+                    .and_then(|len| len.checked_mul(count));
+                (
+                    node.child(0),
+                    total.ok_or_else(|| not_found(node, segment))?,
+                )
             }
             (NodeType::Map, "{key}" | "{value}") => {
                 let total = ctx.lengths(node, count)?.1;
@@ -138,7 +162,13 @@ fn locate<'t>(
             (NodeType::Enum, name) => match node.find_child(name)? {
                 Some(index) => {
                     let discriminants = ctx.words::<u32>(node, count)?;
-                    (node.child(index), discriminants.iter().filter(|&&d| d as usize == index).count())
+                    (
+                        node.child(index),
+                        discriminants
+                            .iter()
+                            .filter(|&&d| d as usize == index)
+                            .count(),
+                    )
                 }
                 None => (None, 0),
             },
@@ -181,7 +211,10 @@ impl SchemaNode {
             array_len: (node.node_type() == NodeType::Array).then(|| node.array_len()),
             encoding: branch.map(|bytes| describe_branch(node.node_type(), bytes)),
             bytes: branch.map_or(0, <[u8]>::len),
-            children: node.children().map(|child| SchemaNode::build(child, branches)).collect(),
+            children: node
+                .children()
+                .map(|child| SchemaNode::build(child, branches))
+                .collect(),
         }
     }
 
@@ -195,10 +228,14 @@ impl SchemaNode {
             node = match node.node_type {
                 NodeType::Tuple => node.children.get(segment.parse::<usize>().ok()?)?,
                 NodeType::Map => node.children.get(usize::from(segment == "{value}"))?,
-                NodeType::Seq | NodeType::Array => node.children.first().filter(|_| segment == "[]")?,
+                NodeType::Seq | NodeType::Array => {
+                    node.children.first().filter(|_| segment == "[]")?
+                }
                 _ => {
                     let wanted = canonical_name(segment);
-                    node.children.iter().find(|c| c.name.as_deref().map(canonical_name).as_deref() == Some(wanted.as_str()))?
+                    node.children.iter().find(|c| {
+                        c.name.as_deref().map(canonical_name).as_deref() == Some(wanted.as_str())
+                    })?
                 }
             };
         }
@@ -250,7 +287,9 @@ impl fmt::Display for SchemaNode {
                 write!(f, "  [{encoding}]  {} B", node.bytes)?;
             }
             writeln!(f)?;
-            node.children.iter().try_for_each(|child| line(child, depth + 1, f))
+            node.children
+                .iter()
+                .try_for_each(|child| line(child, depth + 1, f))
         }
         line(self, 0, f)
     }

@@ -5,12 +5,21 @@ use std::collections::BTreeMap;
 
 use tree_buf::{decode, decode_with_options, encode, Decode, DecodeErrorKind, DecodeOptions};
 
-type Rich = (Vec<Option<String>>, BTreeMap<String, Vec<(i64, f64)>>, Vec<Vec<u8>>, [char; 2], Option<Box<(bool, u128)>>);
+type Rich = (
+    Vec<Option<String>>,
+    BTreeMap<String, Vec<(i64, f64)>>,
+    Vec<Vec<u8>>,
+    [char; 2],
+    Option<Box<(bool, u128)>>,
+);
 
 fn rich_value() -> Rich {
     (
         vec![Some("alpha".into()), None, Some("🦀".into())],
-        BTreeMap::from([("a".into(), vec![(-1, 0.5), (i64::MAX, f64::NAN)]), ("b".into(), vec![])]),
+        BTreeMap::from([
+            ("a".into(), vec![(-1, 0.5), (i64::MAX, f64::NAN)]),
+            ("b".into(), vec![]),
+        ]),
         vec![vec![1, 2, 3], vec![], vec![255; 40]],
         ['x', '\u{10ffff}'],
         Some(Box::new((true, u128::MAX))),
@@ -64,7 +73,9 @@ impl XorShift {
 #[test]
 fn random_bit_flips_never_panic() {
     let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
-    let unchecked = DecodeOptions::default().verify_checksums(false).max_decoded_bytes(1 << 24);
+    let unchecked = DecodeOptions::default()
+        .verify_checksums(false)
+        .max_decoded_bytes(1 << 24);
     let checked = DecodeOptions::default();
     for bytes in samples() {
         for _ in 0..1500 {
@@ -76,8 +87,14 @@ fn random_bit_flips_never_panic() {
             decode_everything(&corrupted, &unchecked);
             if corrupted != bytes && bytes == samples()[0] {
                 let result = decode_with_options::<Rich>(&corrupted, &checked);
-                let diff: Vec<usize> = (0..bytes.len()).filter(|&i| bytes[i] != corrupted[i]).collect();
-                assert!(result.is_err(), "flipped bytes {diff:?} of {} still decode: {result:?}", bytes.len());
+                let diff: Vec<usize> = (0..bytes.len())
+                    .filter(|&i| bytes[i] != corrupted[i])
+                    .collect();
+                assert!(
+                    result.is_err(),
+                    "flipped bytes {diff:?} of {} still decode: {result:?}",
+                    bytes.len()
+                );
             }
         }
     }
@@ -171,7 +188,10 @@ fn a_length_of_two_to_the_sixty_is_an_error() {
     lengths.extend(varint_bytes(1 << 60));
     let bytes = craft(&[SEQ, U8], &[&lengths, &[0x00, 0]]);
     assert_kind::<Vec<u8>>(&bytes, DecodeErrorKind::LimitExceeded);
-    assert_kind::<Vec<()>>(&craft(&[SEQ, UNIT], &[&lengths]), DecodeErrorKind::LimitExceeded);
+    assert_kind::<Vec<()>>(
+        &craft(&[SEQ, UNIT], &[&lengths]),
+        DecodeErrorKind::LimitExceeded,
+    );
     // Two lengths whose sum overflows.
     let mut lengths = vec![0x00, 8];
     lengths.extend(u64::MAX.to_le_bytes());
@@ -213,28 +233,46 @@ fn crafted_schemas_are_errors() {
     schema.extend(varint_bytes(1 << 60));
     assert_kind::<()>(&craft(&schema, &[]), DecodeErrorKind::Truncated);
     // A field name that is not UTF-8.
-    assert_kind::<()>(&craft(&[STRUCT, 1, 1, 0xff, U8], &[&[0, 1, 1]]), DecodeErrorKind::Corrupt);
+    assert_kind::<()>(
+        &craft(&[STRUCT, 1, 1, 0xff, U8], &[&[0, 1, 1]]),
+        DecodeErrorKind::Corrupt,
+    );
     // An array of 2^62 items per value.
     let mut schema = vec![ARRAY];
     schema.extend(varint_bytes(1 << 62));
     schema.push(UNIT);
     assert_kind::<Vec<()>>(&craft(&schema, &[]), DecodeErrorKind::LimitExceeded);
     // A map whose lengths claim more entries than its keys have.
-    let bytes = craft(&[MAP, U8, U8], &[&[0x00, 1, 3], &[0x00, 1, 1], &[0x00, 1, 1]]);
+    let bytes = craft(
+        &[MAP, U8, U8],
+        &[&[0x00, 1, 3], &[0x00, 1, 1], &[0x00, 1, 1]],
+    );
     assert_kind::<BTreeMap<u8, u8>>(&bytes, DecodeErrorKind::Corrupt);
 }
 
 #[test]
 fn crafted_values_are_errors() {
     // Invalid UTF-8 and a surrogate char.
-    assert_kind::<String>(&craft(&[STR], &[&[0x00, 2, 0x00, 1, 0xff]]), DecodeErrorKind::Corrupt);
-    assert_kind::<char>(&craft(&[CHAR], &[&[0x00, 2, 0x00, 0xd8]]), DecodeErrorKind::Corrupt);
+    assert_kind::<String>(
+        &craft(&[STR], &[&[0x00, 2, 0x00, 1, 0xff]]),
+        DecodeErrorKind::Corrupt,
+    );
+    assert_kind::<char>(
+        &craft(&[CHAR], &[&[0x00, 2, 0x00, 0xd8]]),
+        DecodeErrorKind::Corrupt,
+    );
     // Unknown encoding tags, widths past the word, short data.
     assert_kind::<u32>(&craft(&[U32], &[&[0x7f]]), DecodeErrorKind::Corrupt);
-    assert_kind::<u32>(&craft(&[U32], &[&[0x00, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0]]), DecodeErrorKind::Corrupt);
+    assert_kind::<u32>(
+        &craft(&[U32], &[&[0x00, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0]]),
+        DecodeErrorKind::Corrupt,
+    );
     assert_kind::<u32>(&craft(&[U32], &[&[0x00, 4, 1]]), DecodeErrorKind::Corrupt);
     // A presence stream with stray bits.
-    assert_kind::<Option<u8>>(&craft(&[OPTION, U8], &[&[0x00, 0xff], &[]]), DecodeErrorKind::Corrupt);
+    assert_kind::<Option<u8>>(
+        &craft(&[OPTION, U8], &[&[0x00, 0xff], &[]]),
+        DecodeErrorKind::Corrupt,
+    );
     // A branch table that claims more bytes than the file has.
     let mut bytes = craft(&[U8], &[&[0x00, 1, 5]]);
     let table = bytes.len() - 3 - 4 - 4 - 1;

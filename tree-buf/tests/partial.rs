@@ -9,8 +9,14 @@ type Country = (String, String, Option<Vec<Vec<(f64, f64)>>>);
 fn countries() -> Vec<Country> {
     (0..50)
         .map(|i| {
-            let ring: Vec<(f64, f64)> = (0..200).map(|j| (f64::from(i) + f64::from(j) * 0.001, -f64::from(j) * 0.002)).collect();
-            (format!("Country {i}"), format!("C{i:02}"), (i % 7 != 0).then(|| vec![ring.clone(), ring]))
+            let ring: Vec<(f64, f64)> = (0..200)
+                .map(|j| (f64::from(i) + f64::from(j) * 0.001, -f64::from(j) * 0.002))
+                .collect();
+            (
+                format!("Country {i}"),
+                format!("C{i:02}"),
+                (i % 7 != 0).then(|| vec![ring.clone(), ring]),
+            )
         })
         .collect()
 }
@@ -30,8 +36,14 @@ fn decode_path_reads_one_column_across_sequences() {
     let map = BTreeMap::from([("a".to_string(), vec![1u8]), ("b".to_string(), vec![2, 3])]);
     let bytes = encode(&map);
     let reader = Reader::new(&bytes).unwrap();
-    assert_eq!(reader.decode_path::<Vec<String>>("{key}").unwrap(), ["a", "b"]);
-    assert_eq!(reader.decode_path::<Vec<u8>>("{value}.[]").unwrap(), [1, 2, 3]);
+    assert_eq!(
+        reader.decode_path::<Vec<String>>("{key}").unwrap(),
+        ["a", "b"]
+    );
+    assert_eq!(
+        reader.decode_path::<Vec<u8>>("{value}.[]").unwrap(),
+        [1, 2, 3]
+    );
 }
 
 #[test]
@@ -57,7 +69,10 @@ fn the_schema_lists_every_node_with_its_branch() {
     assert_eq!(schema.find("[].2").unwrap().node_type, NodeType::Option);
     assert!(schema.find("[].3").is_none());
     let listing = schema.to_string();
-    assert!(listing.contains("f64") && listing.contains("string"), "{listing}");
+    assert!(
+        listing.contains("f64") && listing.contains("string"),
+        "{listing}"
+    );
     assert_eq!(schema.iter().count(), 10);
 }
 
@@ -75,7 +90,10 @@ fn the_breakdown_adds_up_to_the_file() {
     for heading in ["Largest by path", "Largest by type", "Total"] {
         assert!(text.contains(heading), "{text}");
     }
-    assert_eq!(breakdown.by_type().iter().map(|(_, b)| b).sum::<usize>(), breakdown.branches.iter().map(|b| b.bytes).sum::<usize>());
+    assert_eq!(
+        breakdown.by_type().iter().map(|(_, b)| b).sum::<usize>(),
+        breakdown.branches.iter().map(|b| b.bytes).sum::<usize>()
+    );
     assert!(size_breakdown(b"not a file").is_err());
 }
 

@@ -22,7 +22,10 @@ enum Shape {
     Empty,
     Circle(u32),
     Rect(u16, u16),
-    Polygon { points: Vec<(i32, i32)>, closed: bool },
+    Polygon {
+        points: Vec<(i32, i32)>,
+        closed: bool,
+    },
     None,
     Some(Option<Box<Shape>>),
 }
@@ -40,8 +43,22 @@ struct List {
 }
 
 fn record() -> impl Strategy<Value = Record> {
-    (any::<u64>(), ".{0,12}", any::<Option<i32>>(), prop::collection::vec("[a-c]{0,3}", 0..4), any::<[bool; 3]>(), any::<(i16, u8)>())
-        .prop_map(|(id, name, score, tags, flags, position)| Record { id, name, score, tags, flags, position })
+    (
+        any::<u64>(),
+        ".{0,12}",
+        any::<Option<i32>>(),
+        prop::collection::vec("[a-c]{0,3}", 0..4),
+        any::<[bool; 3]>(),
+        any::<(i16, u8)>(),
+    )
+        .prop_map(|(id, name, score, tags, flags, position)| Record {
+            id,
+            name,
+            score,
+            tags,
+            flags,
+            position,
+        })
 }
 
 fn shape() -> impl Strategy<Value = Shape> {
@@ -50,16 +67,25 @@ fn shape() -> impl Strategy<Value = Shape> {
         Just(Shape::None),
         any::<u32>().prop_map(Shape::Circle),
         any::<(u16, u16)>().prop_map(|(w, h)| Shape::Rect(w, h)),
-        (prop::collection::vec(any::<(i32, i32)>(), 0..5), any::<bool>())
+        (
+            prop::collection::vec(any::<(i32, i32)>(), 0..5),
+            any::<bool>()
+        )
             .prop_map(|(points, closed)| Shape::Polygon { points, closed }),
     ];
-    leaf.prop_recursive(4, 16, 1, |inner| prop::option::of(inner.prop_map(Box::new)).prop_map(Shape::Some))
+    leaf.prop_recursive(4, 16, 1, |inner| {
+        prop::option::of(inner.prop_map(Box::new)).prop_map(Shape::Some)
+    })
 }
 
 fn tree() -> impl Strategy<Value = Tree> {
-    let leaf = "[a-z]{0,4}".prop_map(|label| Tree { label, children: Vec::new() });
+    let leaf = "[a-z]{0,4}".prop_map(|label| Tree {
+        label,
+        children: Vec::new(),
+    });
     leaf.prop_recursive(5, 40, 4, |inner| {
-        ("[a-z]{0,4}", prop::collection::vec(inner, 0..4)).prop_map(|(label, children)| Tree { label, children })
+        ("[a-z]{0,4}", prop::collection::vec(inner, 0..4))
+            .prop_map(|(label, children)| Tree { label, children })
     })
 }
 
@@ -69,7 +95,12 @@ fn list() -> impl Strategy<Value = List> {
         for value in values {
             list = Some(Box::new(List { value, next: list }));
         }
-        *list.unwrap_or_else(|| Box::new(List { value: 0, next: None }))
+        *list.unwrap_or_else(|| {
+            Box::new(List {
+                value: 0,
+                next: None,
+            })
+        })
     })
 }
 

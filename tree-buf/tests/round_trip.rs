@@ -29,7 +29,10 @@ fn everywhere<T: Encode + Decode + PartialEq + Debug + Clone + Ord>(value: T) {
     round_trip([value.clone(), value.clone(), value.clone()]);
     round_trip(BTreeMap::from([(1u32, value.clone())]));
     round_trip(BTreeMap::from([(value.clone(), 1u32)]));
-    round_trip(vec![vec![Some(vec![(value.clone(), vec![value.clone()])])], vec![]]);
+    round_trip(vec![
+        vec![Some(vec![(value.clone(), vec![value.clone()])])],
+        vec![],
+    ]);
     round_trip(Box::new(VecDeque::from([Some(Box::new(value.clone()))])));
 }
 
@@ -57,7 +60,16 @@ fn integers_at_their_extremes() {
 
 #[test]
 fn floats_are_bit_exact() {
-    let specials = [0.0f64, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::MIN_POSITIVE, f64::MAX, f64::EPSILON, 1.5];
+    let specials = [
+        0.0f64,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::MIN_POSITIVE,
+        f64::MAX,
+        f64::EPSILON,
+        1.5,
+    ];
     let nan = f64::from_bits(0x7ff8_dead_beef_0001);
     let bytes = encode(&(specials, nan, -f64::NAN));
     let (back, nan_back, neg_nan): ([f64; 8], f64, f64) = decode(&bytes).unwrap();
@@ -67,9 +79,19 @@ fn floats_are_bit_exact() {
     assert_eq!(nan_back.to_bits(), nan.to_bits());
     assert_eq!(neg_nan.to_bits(), (-f64::NAN).to_bits());
 
-    let f32s = vec![0.0f32, -0.0, f32::NAN, f32::from_bits(0xffc0_1234), f32::INFINITY, 3.25];
+    let f32s = vec![
+        0.0f32,
+        -0.0,
+        f32::NAN,
+        f32::from_bits(0xffc0_1234),
+        f32::INFINITY,
+        3.25,
+    ];
     let back: Vec<f32> = decode(&encode(&f32s)).unwrap();
-    assert_eq!(back.iter().map(|f| f.to_bits()).collect::<Vec<_>>(), f32s.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
+    assert_eq!(
+        back.iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
+        f32s.iter().map(|f| f.to_bits()).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -81,7 +103,9 @@ fn bools_chars_and_units() {
     everywhere(());
     round_trip(vec![(); 1000]);
     round_trip(PhantomData::<String>);
-    round_trip(vec![true, false, true, true, false, false, false, false, true]);
+    round_trip(vec![
+        true, false, true, true, false, false, false, false, true,
+    ]);
 }
 
 #[test]
@@ -106,7 +130,10 @@ fn sequences_sets_and_maps() {
     round_trip(vec![1u8, 2, 3].into_boxed_slice());
     round_trip(BTreeSet::from(["b".to_string(), "a".to_string()]));
     round_trip(HashSet::<i64>::from([-5, 0, 9]));
-    round_trip(HashMap::from([("x".to_string(), vec![1.5f64]), ("y".to_string(), vec![])]));
+    round_trip(HashMap::from([
+        ("x".to_string(), vec![1.5f64]),
+        ("y".to_string(), vec![]),
+    ]));
     round_trip(BTreeMap::<u8, BTreeMap<String, Option<bool>>>::new());
     round_trip([[0u8; 3]; 2]);
     round_trip([0u32; 0]);
@@ -120,7 +147,20 @@ fn pointers_and_tuples() {
     round_trip(Box::new(5u8));
     round_trip(Rc::new(vec![Arc::new(1i8)]));
     round_trip((1u8,));
-    round_trip((1u8, 2u16, 3u32, 4u64, 5u128, 6i8, 7i16, 8i32, 9i64, 10i128, 'x', "twelve".to_string()));
+    round_trip((
+        1u8,
+        2u16,
+        3u32,
+        4u64,
+        5u128,
+        6i8,
+        7i16,
+        8i32,
+        9i64,
+        10i128,
+        'x',
+        "twelve".to_string(),
+    ));
     round_trip(vec![(1u8, Some(2u8)), (3, None)]);
 }
 
@@ -139,12 +179,27 @@ fn hash_containers_encode_repeatably() {
 
 #[test]
 fn byte_vectors_cost_at_most_one_byte_per_byte() {
-    let bytes: Vec<u8> = (0..100_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+    let bytes: Vec<u8> = (0..100_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+        .collect();
     let encoded = round_trip(bytes.clone());
-    assert!(encoded.len() <= bytes.len() + 64, "{} bytes for {}", encoded.len(), bytes.len());
-    let arrays: Vec<[u8; 20]> = bytes.chunks_exact(20).map(|c| c.try_into().unwrap()).collect();
+    assert!(
+        encoded.len() <= bytes.len() + 64,
+        "{} bytes for {}",
+        encoded.len(),
+        bytes.len()
+    );
+    let arrays: Vec<[u8; 20]> = bytes
+        .chunks_exact(20)
+        .map(|c| c.try_into().unwrap())
+        .collect();
     let encoded = round_trip(arrays);
-    assert!(encoded.len() <= bytes.len() + 64, "{} bytes for {}", encoded.len(), bytes.len());
+    assert!(
+        encoded.len() <= bytes.len() + 64,
+        "{} bytes for {}",
+        encoded.len(),
+        bytes.len()
+    );
 }
 
 #[test]
@@ -165,19 +220,37 @@ fn compressible_honest_data_decodes_with_the_default_limits() {
 
 #[test]
 fn integers_widen_and_narrow_only_when_values_fit() {
-    assert_eq!(decode::<Vec<u64>>(&encode(&vec![1u32, u32::MAX])).unwrap(), [1, u64::from(u32::MAX)]);
-    assert_eq!(decode::<Vec<i64>>(&encode(&vec![-1i16, 5])).unwrap(), [-1, 5]);
-    assert_eq!(decode::<Vec<u8>>(&encode(&vec![1u64, 255])).unwrap(), [1, 255]);
-    assert_eq!(decode::<Vec<i64>>(&encode(&vec![u32::MAX])).unwrap(), [i64::from(u32::MAX)]);
+    assert_eq!(
+        decode::<Vec<u64>>(&encode(&vec![1u32, u32::MAX])).unwrap(),
+        [1, u64::from(u32::MAX)]
+    );
+    assert_eq!(
+        decode::<Vec<i64>>(&encode(&vec![-1i16, 5])).unwrap(),
+        [-1, 5]
+    );
+    assert_eq!(
+        decode::<Vec<u8>>(&encode(&vec![1u64, 255])).unwrap(),
+        [1, 255]
+    );
+    assert_eq!(
+        decode::<Vec<i64>>(&encode(&vec![u32::MAX])).unwrap(),
+        [i64::from(u32::MAX)]
+    );
     let err = decode::<Vec<u8>>(&encode(&vec![1u64, 256])).unwrap_err();
     assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
-    assert!(err.message().contains("256") && err.message().contains("u64"), "{err}");
+    assert!(
+        err.message().contains("256") && err.message().contains("u64"),
+        "{err}"
+    );
     let err = decode::<u32>(&encode(&-1i64)).unwrap_err();
     assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
     assert_eq!(decode::<f64>(&encode(&1.5f32)).unwrap(), 1.5);
     let err = decode::<f32>(&encode(&1.5f64)).unwrap_err();
     assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
-    assert!(err.to_string().contains("f64") && err.to_string().contains("f32"), "{err}");
+    assert!(
+        err.to_string().contains("f64") && err.to_string().contains("f32"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -185,7 +258,10 @@ fn other_types_are_schema_mismatches_naming_both_types() {
     let err = decode::<Vec<String>>(&encode(&vec![1u32])).unwrap_err();
     assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
     assert_eq!(err.path(), "[]");
-    assert!(err.to_string().contains("u32") && err.to_string().contains("string"), "{err}");
+    assert!(
+        err.to_string().contains("u32") && err.to_string().contains("string"),
+        "{err}"
+    );
     let err = decode::<(u8, u8)>(&encode(&(1u8, 2u8, 3u8))).unwrap_err();
     assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
     let err = decode::<[u8; 4]>(&encode(&[1u8; 3])).unwrap_err();

@@ -63,7 +63,9 @@ impl Column {
         match self {
             Column::Bool(values) => bools::encode(values, settings, &mut out),
             Column::Int(words) => match group {
-                Some(group) => each_width!(words, v => int::select::encode_grouped(v, group, settings, &mut out)),
+                Some(group) => {
+                    each_width!(words, v => int::select::encode_grouped(v, group, settings, &mut out))
+                }
                 None => each_width!(words, v => int::encode(v, settings, &mut out)),
             },
             Column::Float(Words::U32(bits)) => float::encode(bits, settings, &mut out),

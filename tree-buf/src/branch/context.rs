@@ -18,17 +18,30 @@ pub struct DecodeContext<'a> {
 
 impl<'a> DecodeContext<'a> {
     pub(crate) fn new(branches: Vec<&'a [u8]>, budget: u64) -> Self {
-        DecodeContext { branches, budget: Budget::new(budget) }
+        DecodeContext {
+            branches,
+            budget: Budget::new(budget),
+        }
     }
 
     /// Takes `count` values of `bytes_each` bytes (at least one, so that zero-sized values still
     /// bound the work) from the budget, failing once it runs out. Call it before allocating.
-    pub fn charge(&mut self, node: NodeRef<'_>, count: usize, bytes_each: usize) -> Result<(), DecodeError> {
-        self.budget.charge(count, bytes_each).map_err(|e| e.at_path_if_unset(|| node.path()))
+    pub fn charge(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+        bytes_each: usize,
+    ) -> Result<(), DecodeError> {
+        self.budget
+            .charge(count, bytes_each)
+            .map_err(|e| e.at_path_if_unset(|| node.path()))
     }
 
     fn branch(&self, node: NodeRef<'_>) -> &'a [u8] {
-        node.branch().and_then(|index| self.branches.get(index)).copied().unwrap_or_default()
+        node.branch()
+            .and_then(|index| self.branches.get(index))
+            .copied()
+            .unwrap_or_default()
     }
 
     /// Charges for `count` values of `bytes_each` bytes, then decodes them with `decode`.
@@ -49,31 +62,61 @@ impl<'a> DecodeContext<'a> {
     }
 
     /// The `count` booleans of `node`'s branch.
-    pub(crate) fn bools(&mut self, node: NodeRef<'_>, count: usize) -> Result<Vec<bool>, DecodeError> {
+    pub(crate) fn bools(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+    ) -> Result<Vec<bool>, DecodeError> {
         self.read(node, count, 1, bools::decode, Vec::new)
     }
 
     /// The `count` integer words of `node`'s branch.
-    pub(crate) fn words<W: Word>(&mut self, node: NodeRef<'_>, count: usize) -> Result<Vec<W>, DecodeError> {
+    pub(crate) fn words<W: Word>(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+    ) -> Result<Vec<W>, DecodeError> {
         self.read(node, count, W::BYTES, int::decode::<W>, Vec::new)
     }
 
     /// The `count` float bit patterns of `node`'s branch.
-    pub(crate) fn floats<W: FloatWord>(&mut self, node: NodeRef<'_>, count: usize) -> Result<Vec<W>, DecodeError> {
+    pub(crate) fn floats<W: FloatWord>(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+    ) -> Result<Vec<W>, DecodeError> {
         self.read(node, count, W::BYTES, float::decode::<W>, Vec::new)
     }
 
     /// The `count` strings of `node`'s branch.
-    pub(crate) fn strings(&mut self, node: NodeRef<'_>, count: usize) -> Result<StrColumn, DecodeError> {
-        self.read(node, count, 2 * size_of::<usize>(), string::decode, StrColumn::default)
+    pub(crate) fn strings(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+    ) -> Result<StrColumn, DecodeError> {
+        self.read(
+            node,
+            count,
+            2 * size_of::<usize>(),
+            string::decode,
+            StrColumn::default,
+        )
     }
 
     /// The `count` lengths of a sequence or map node, and their sum.
-    pub(crate) fn lengths(&mut self, node: NodeRef<'_>, count: usize) -> Result<(Vec<u64>, usize), DecodeError> {
+    pub(crate) fn lengths(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+    ) -> Result<(Vec<u64>, usize), DecodeError> {
         let lengths = self.words::<u64>(node, count)?;
         let total = lengths
             .iter()
-            .try_fold(0usize, |sum, &len| usize::try_from(len).ok().and_then(|len| sum.checked_add(len)))
+            .try_fold(0usize, |sum, &len| {
+                usize::try_from(len)
+                    .ok()
+                    .and_then(|len| sum.checked_add(len))
+            })
             .ok_or_else(|| {
                 crate::error::limit_exceeded("the lengths add up to more than memory can address")
                     .at_path_if_unset(|| node.path())

@@ -42,30 +42,51 @@ pub(crate) fn encode(values: &[bool], settings: &Settings, out: &mut Vec<u8>) {
             out.truncate(start);
         }
         out.push(PACKED);
-        out.extend(values.chunks(8).map(|chunk| chunk.iter().rev().fold(0u8, |byte, &bit| (byte << 1) | u8::from(bit))));
+        out.extend(values.chunks(8).map(|chunk| {
+            chunk
+                .iter()
+                .rev()
+                .fold(0u8, |byte, &bit| (byte << 1) | u8::from(bit))
+        }));
     });
 }
 
 /// Decodes `count` booleans. The caller has charged the budget for them.
-pub(crate) fn decode(bytes: &[u8], count: usize, budget: &mut Budget) -> Result<Vec<bool>, DecodeError> {
+pub(crate) fn decode(
+    bytes: &[u8],
+    count: usize,
+    budget: &mut Budget,
+) -> Result<Vec<bool>, DecodeError> {
     decode_nested(bytes, count, budget, 0)
 }
 
-fn decode_nested(bytes: &[u8], count: usize, budget: &mut Budget, depth: usize) -> Result<Vec<bool>, DecodeError> {
+fn decode_nested(
+    bytes: &[u8],
+    count: usize,
+    budget: &mut Budget,
+    depth: usize,
+) -> Result<Vec<bool>, DecodeError> {
     if depth > MAX_CASCADE {
-        return Err(corrupt(format!("encodings nest deeper than {MAX_CASCADE} levels")));
+        return Err(corrupt(format!(
+            "encodings nest deeper than {MAX_CASCADE} levels"
+        )));
     }
     let mut reader = ByteReader::new(bytes);
     match reader.u8()? {
         PACKED => {
             let data = reader.rest();
             if data.len() != count.div_ceil(8) {
-                return Err(corrupt(format!("{} bytes of packed bits for {count} booleans", data.len())));
+                return Err(corrupt(format!(
+                    "{} bytes of packed bits for {count} booleans",
+                    data.len()
+                )));
             }
             if count % 8 != 0 && data.last().is_some_and(|&last| last >> (count % 8) != 0) {
                 return Err(corrupt("packed booleans have bits set past the last value"));
             }
-            Ok((0..count).map(|i| data[i / 8] >> (i % 8) & 1 == 1).collect())
+            Ok((0..count)
+                .map(|i| data[i / 8] >> (i % 8) & 1 == 1)
+                .collect())
         }
         RLE => {
             let first = match reader.u8()? {
@@ -82,13 +103,23 @@ fn decode_nested(bytes: &[u8], count: usize, budget: &mut Budget, depth: usize) 
             let mut values = Vec::with_capacity(count);
             let mut value = first;
             for length in lengths {
-                let length = usize::try_from(length).ok().and_then(|l| l.checked_add(1)).filter(|&l| l <= count - values.len());
-                let Some(length) = length else { return Err(corrupt(format!("runs add up to more than {count} booleans"))) };
+                let length = usize::try_from(length)
+                    .ok()
+                    .and_then(|l| l.checked_add(1))
+                    .filter(|&l| l <= count - values.len());
+                let Some(length) = length else {
+                    return Err(corrupt(format!(
+                        "runs add up to more than {count} booleans"
+                    )));
+                };
                 values.resize(values.len() + length, value);
                 value = !value;
             }
             if values.len() != count {
-                return Err(corrupt(format!("runs add up to {} booleans, not {count}", values.len())));
+                return Err(corrupt(format!(
+                    "runs add up to {} booleans, not {count}",
+                    values.len()
+                )));
             }
             Ok(values)
         }
@@ -122,7 +153,12 @@ mod tests {
     fn round_trip(values: &[bool]) -> usize {
         let mut out = Vec::new();
         encode(values, &Settings::default(), &mut out);
-        assert_eq!(decode(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap(), values, "{}", describe(&out));
+        assert_eq!(
+            decode(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap(),
+            values,
+            "{}",
+            describe(&out)
+        );
         out.len()
     }
 
@@ -133,17 +169,35 @@ mod tests {
             round_trip(&vec![true; len]);
         }
         assert!(round_trip(&vec![false; 100_000]) < 20);
-        assert!(round_trip(&(0..100_000).map(|i| i / 10_000 % 2 == 0).collect::<Vec<_>>()) < 40);
+        assert!(
+            round_trip(
+                &(0..100_000)
+                    .map(|i| i / 10_000 % 2 == 0)
+                    .collect::<Vec<_>>()
+            ) < 40
+        );
     }
 
     #[test]
     fn hostile_streams_are_errors() {
         let mut budget = Budget::new(u64::MAX);
-        assert!(decode(&[PACKED, 0b1111], 3, &mut budget).is_err(), "stray bits");
+        assert!(
+            decode(&[PACKED, 0b1111], 3, &mut budget).is_err(),
+            "stray bits"
+        );
         assert!(decode(&[PACKED], 1, &mut budget).is_err(), "too short");
-        assert!(decode(&[PACKED, 0], usize::MAX, &mut budget).is_err(), "count past the bytes");
-        assert!(decode(&[RLE, 2, 1, 0x00, 0], 1, &mut budget).is_err(), "bad first value");
-        assert!(decode(&[RLE, 0, 1, 0x00, 1, 200], 10, &mut budget).is_err(), "a run past the end");
+        assert!(
+            decode(&[PACKED, 0], usize::MAX, &mut budget).is_err(),
+            "count past the bytes"
+        );
+        assert!(
+            decode(&[RLE, 2, 1, 0x00, 0], 1, &mut budget).is_err(),
+            "bad first value"
+        );
+        assert!(
+            decode(&[RLE, 0, 1, 0x00, 1, 200], 10, &mut budget).is_err(),
+            "a run past the end"
+        );
         assert!(decode(&[RLE, 0, 0], 10, &mut budget).is_err(), "no runs");
         assert!(decode(&[9], 0, &mut budget).is_err(), "unknown tag");
     }

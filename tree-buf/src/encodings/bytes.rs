@@ -40,14 +40,20 @@ impl<'a> ByteReader<'a> {
     }
 
     pub(crate) fn u8(&mut self) -> Result<u8, DecodeError> {
-        let (&first, rest) = self.bytes.split_first().ok_or_else(|| truncated("expected another byte"))?;
+        let (&first, rest) = self
+            .bytes
+            .split_first()
+            .ok_or_else(|| truncated("expected another byte"))?;
         self.bytes = rest;
         Ok(first)
     }
 
     pub(crate) fn take(&mut self, len: usize) -> Result<&'a [u8], DecodeError> {
         if len > self.bytes.len() {
-            return Err(truncated(format!("expected {len} bytes, {} remain", self.bytes.len())));
+            return Err(truncated(format!(
+                "expected {len} bytes, {} remain",
+                self.bytes.len()
+            )));
         }
         let (head, rest) = self.bytes.split_at(len);
         self.bytes = rest;
@@ -81,7 +87,10 @@ impl<'a> ByteReader<'a> {
         let count = self.varint()?;
         let needed = count.saturating_mul(min_bytes_each as u64);
         if needed > self.remaining() as u64 {
-            return Err(truncated(format!("a count of {count} cannot fit in the {} bytes that remain", self.remaining())));
+            return Err(truncated(format!(
+                "a count of {count} cannot fit in the {} bytes that remain",
+                self.remaining()
+            )));
         }
         usize::try_from(count).map_err(|_| corrupt("count does not fit in memory"))
     }
@@ -97,7 +106,10 @@ impl<'a> ByteReader<'a> {
         if self.bytes.is_empty() {
             Ok(())
         } else {
-            Err(corrupt(format!("{} unexpected bytes after {what}", self.bytes.len())))
+            Err(corrupt(format!(
+                "{} unexpected bytes after {what}",
+                self.bytes.len()
+            )))
         }
     }
 }
@@ -109,7 +121,12 @@ mod tests {
     #[test]
     fn varints_round_trip_at_every_length() {
         for shift in 0..64 {
-            for value in [1u64 << shift, (1u64 << shift) - 1, (1u64 << shift) + 1, u64::MAX >> shift] {
+            for value in [
+                1u64 << shift,
+                (1u64 << shift) - 1,
+                (1u64 << shift) + 1,
+                u64::MAX >> shift,
+            ] {
                 let mut out = Vec::new();
                 write_varint(&mut out, value);
                 let mut reader = ByteReader::new(&out);

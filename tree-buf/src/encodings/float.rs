@@ -33,7 +33,8 @@ pub(crate) const LOSSY: u8 = 0x0b;
 
 /// Powers of ten that are exact in `f64` (up to 10^22).
 const POW10: [f64; 19] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18,
 ];
 
 /// The bit pattern of a float type.
@@ -133,7 +134,11 @@ fn encode_as<W: FloatWord>(values: &[W], choice: Choice, settings: &Settings, ou
             let mut residuals = Vec::with_capacity(values.len());
             for &value in values {
                 let x = value.to_f64() * scale;
-                let n = if x.is_finite() && x.abs() < W::EXACT_INT { x.round() as i64 } else { 0 };
+                let n = if x.is_finite() && x.abs() < W::EXACT_INT {
+                    x.round() as i64
+                } else {
+                    0
+                };
                 ints.push(n as u64);
                 residuals.push(value.wrapping_sub(W::decimal(n, digits)));
             }
@@ -154,7 +159,10 @@ fn encode_as<W: FloatWord>(values: &[W], choice: Choice, settings: &Settings, ou
                 let v = value.to_f64();
                 let n = (v / step).round();
                 let quantized = n.is_finite() && n.abs() < W::EXACT_INT / 2.0;
-                if quantized && (W::scaled(n as i64, i32::from(exponent) + 1).to_f64() - v).abs() <= tolerance {
+                if quantized
+                    && (W::scaled(n as i64, i32::from(exponent) + 1).to_f64() - v).abs()
+                        <= tolerance
+                {
                     ints.push(n as i64 as u64);
                 } else {
                     ints.push(0);
@@ -177,13 +185,25 @@ fn encode_as<W: FloatWord>(values: &[W], choice: Choice, settings: &Settings, ou
 }
 
 /// Decodes `count` float bit patterns. The caller has charged the budget for them.
-pub(crate) fn decode<W: FloatWord>(bytes: &[u8], count: usize, budget: &mut Budget) -> Result<Vec<W>, DecodeError> {
+pub(crate) fn decode<W: FloatWord>(
+    bytes: &[u8],
+    count: usize,
+    budget: &mut Budget,
+) -> Result<Vec<W>, DecodeError> {
     decode_nested(bytes, count, budget, 0)
 }
 
-fn decode_nested<W: FloatWord>(bytes: &[u8], count: usize, budget: &mut Budget, depth: usize) -> Result<Vec<W>, DecodeError> {
+fn decode_nested<W: FloatWord>(
+    bytes: &[u8],
+    count: usize,
+    budget: &mut Budget,
+    depth: usize,
+) -> Result<Vec<W>, DecodeError> {
     if depth > int::MAX_CASCADE {
-        return Err(corrupt(format!("encodings nest deeper than {} levels", int::MAX_CASCADE)));
+        return Err(corrupt(format!(
+            "encodings nest deeper than {} levels",
+            int::MAX_CASCADE
+        )));
     }
     let mut reader = ByteReader::new(bytes);
     match reader.u8()? {
@@ -213,18 +233,26 @@ fn decode_nested<W: FloatWord>(bytes: &[u8], count: usize, budget: &mut Budget, 
             let exponent = i32::from(reader.u8()? as i8) + 1;
             budget.charge(count, 8)?;
             let ints = int::decode_nested::<u64>(reader.prefixed()?, count, budget, depth + 1)?;
-            let mut values: Vec<W> = ints.into_iter().map(|n| W::scaled(n as i64, exponent)).collect();
+            let mut values: Vec<W> = ints
+                .into_iter()
+                .map(|n| W::scaled(n as i64, exponent))
+                .collect();
             let exceptions = reader.count(0)?;
             if exceptions > count {
-                return Err(corrupt(format!("{exceptions} exceptions among {count} values")));
+                return Err(corrupt(format!(
+                    "{exceptions} exceptions among {count} values"
+                )));
             }
             budget.charge(exceptions, 8 + W::BYTES)?;
-            let positions = int::decode_nested::<u64>(reader.prefixed()?, exceptions, budget, depth + 1)?;
+            let positions =
+                int::decode_nested::<u64>(reader.prefixed()?, exceptions, budget, depth + 1)?;
             let exact = decode_nested::<W>(reader.rest(), exceptions, budget, depth + 1)?;
             let mut next_allowed = 0u64;
             for (position, value) in positions.into_iter().zip(exact) {
                 if position < next_allowed || position >= count as u64 {
-                    return Err(corrupt(format!("exception position {position} out of order or range")));
+                    return Err(corrupt(format!(
+                        "exception position {position} out of order or range"
+                    )));
                 }
                 next_allowed = position + 1;
                 values[position as usize] = value;
@@ -232,7 +260,11 @@ fn decode_nested<W: FloatWord>(bytes: &[u8], count: usize, budget: &mut Budget, 
             Ok(values)
         }
         zstd::TAG => {
-            let inner = zstd::decompress(reader.rest(), int::max_stream_size::<W>(count).saturating_mul(3), budget)?;
+            let inner = zstd::decompress(
+                reader.rest(),
+                int::max_stream_size::<W>(count).saturating_mul(3),
+                budget,
+            )?;
             decode_nested(&inner, count, budget, depth + 1)
         }
         _ => int::decode_nested(bytes, count, budget, depth),
@@ -242,16 +274,30 @@ fn decode_nested<W: FloatWord>(bytes: &[u8], count: usize, budget: &mut Budget, 
 /// Names the cascade of a float stream.
 pub(crate) fn describe(bytes: &[u8]) -> String {
     let mut reader = ByteReader::new(bytes);
-    let Ok(tag) = reader.u8() else { return "empty".into() };
+    let Ok(tag) = reader.u8() else {
+        return "empty".into();
+    };
     match tag {
         DECIMAL => {
-            let (Ok(digits), Ok(ints)) = (reader.u8(), reader.prefixed()) else { return "decimal(corrupt)".into() };
-            format!("decimal({digits} digits, integers: {}, residuals: {})", int::describe(ints), int::describe(reader.rest()))
+            let (Ok(digits), Ok(ints)) = (reader.u8(), reader.prefixed()) else {
+                return "decimal(corrupt)".into();
+            };
+            format!(
+                "decimal({digits} digits, integers: {}, residuals: {})",
+                int::describe(ints),
+                int::describe(reader.rest())
+            )
         }
         XOR => format!("xor → {}", int::describe(reader.rest())),
         LOSSY => {
-            let (Ok(exponent), Ok(ints)) = (reader.u8(), reader.prefixed()) else { return "lossy(corrupt)".into() };
-            format!("lossy(within 2^{}, integers: {})", exponent as i8, int::describe(ints))
+            let (Ok(exponent), Ok(ints)) = (reader.u8(), reader.prefixed()) else {
+                return "lossy(corrupt)".into();
+            };
+            format!(
+                "lossy(within 2^{}, integers: {})",
+                exponent as i8,
+                int::describe(ints)
+            )
         }
         _ => format!("unknown tag {tag:#04x}"),
     }
@@ -272,22 +318,46 @@ mod tests {
 
     #[test]
     fn short_decimals_become_small_integers() {
-        let prices: Vec<f64> = (0..2000).map(|i| 100.0 + f64::from(i % 300) * 0.01).collect();
+        let prices: Vec<f64> = (0..2000)
+            .map(|i| 100.0 + f64::from(i % 300) * 0.01)
+            .collect();
         let size = round_trip_f64(&prices, &Settings::fast());
         assert!(size < 2000 * 2, "{size} bytes");
     }
 
     #[test]
     fn noisy_decimals_keep_every_bit() {
-        let values: Vec<f64> =
-            (0..3000).map(|i| f64::from_bits((12.345_678_912 + f64::from(i) * 1e-6).to_bits() + (i % 5) as u64)).collect();
+        let values: Vec<f64> = (0..3000)
+            .map(|i| {
+                f64::from_bits((12.345_678_912 + f64::from(i) * 1e-6).to_bits() + (i % 5) as u64)
+            })
+            .collect();
         round_trip_f64(&values, &Settings::default());
     }
 
     #[test]
     fn special_values_round_trip_bit_exactly() {
-        let specials = [0.0, -0.0, f64::NAN, -f64::NAN, f64::from_bits(0x7ff0_0000_0000_0001), f64::INFINITY, f64::NEG_INFINITY, f64::MAX, f64::MIN_POSITIVE, 5e-324, 1e300];
-        for settings in [Settings::fast(), Settings::default(), Settings { float_tolerance: Some(-12), ..Settings::default() }] {
+        let specials = [
+            0.0,
+            -0.0,
+            f64::NAN,
+            -f64::NAN,
+            f64::from_bits(0x7ff0_0000_0000_0001),
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+            1e300,
+        ];
+        for settings in [
+            Settings::fast(),
+            Settings::default(),
+            Settings {
+                float_tolerance: Some(-12),
+                ..Settings::default()
+            },
+        ] {
             let values: Vec<f64> = specials.iter().copied().cycle().take(500).collect();
             let bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
             let mut out = Vec::new();
@@ -308,9 +378,14 @@ mod tests {
 
     #[test]
     fn lossy_stays_within_the_tolerance_and_shrinks() {
-        let values: Vec<f64> = (0..5000).map(|i| (f64::from(i) * 0.001).sin() * 90.0).collect();
+        let values: Vec<f64> = (0..5000)
+            .map(|i| (f64::from(i) * 0.001).sin() * 90.0)
+            .collect();
         let bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
-        let settings = Settings { float_tolerance: Some(-12), ..Settings::fast() };
+        let settings = Settings {
+            float_tolerance: Some(-12),
+            ..Settings::fast()
+        };
         let mut out = Vec::new();
         encode(&bits, &settings, &mut out);
         let back = decode::<u64>(&out, bits.len(), &mut Budget::new(u64::MAX)).unwrap();
@@ -318,28 +393,47 @@ mod tests {
             assert!((f64::from_bits(*a) - b).abs() <= 2f64.powi(-12));
         }
         let lossless = round_trip_f64(&values, &Settings::fast());
-        assert!(out.len() * 2 < lossless, "{} lossy vs {lossless} lossless", out.len());
+        assert!(
+            out.len() * 2 < lossless,
+            "{} lossy vs {lossless} lossless",
+            out.len()
+        );
     }
 
     #[test]
     fn f32_round_trips() {
-        let values: Vec<u32> = (0..1000).map(|i| (i as f32 * 0.25 - 7.5).to_bits()).chain([f32::NAN.to_bits(), (-0.0f32).to_bits()]).collect();
+        let values: Vec<u32> = (0..1000)
+            .map(|i| (i as f32 * 0.25 - 7.5).to_bits())
+            .chain([f32::NAN.to_bits(), (-0.0f32).to_bits()])
+            .collect();
         let mut out = Vec::new();
         encode(&values, &Settings::default(), &mut out);
-        assert_eq!(decode::<u32>(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap(), values);
+        assert_eq!(
+            decode::<u32>(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap(),
+            values
+        );
     }
 
     #[test]
     fn hostile_streams_are_errors() {
         let mut budget = Budget::new(u64::MAX);
-        assert!(decode::<u64>(&[DECIMAL, 99], 1, &mut budget).is_err(), "too many digits");
+        assert!(
+            decode::<u64>(&[DECIMAL, 99], 1, &mut budget).is_err(),
+            "too many digits"
+        );
         let mut lossy = vec![LOSSY, 0xf4];
         write_prefixed(&mut lossy, &[0x00, 0]);
         lossy.push(1);
         write_prefixed(&mut lossy, &[0x00, 1, 9]);
         lossy.extend([0x00, 0]);
-        assert!(decode::<u64>(&lossy, 2, &mut budget).is_err(), "exception past the end");
+        assert!(
+            decode::<u64>(&lossy, 2, &mut budget).is_err(),
+            "exception past the end"
+        );
         let nested = [XOR; 100];
-        assert!(decode::<u64>(&nested, 1, &mut budget).is_err(), "cascade too deep");
+        assert!(
+            decode::<u64>(&nested, 1, &mut budget).is_err(),
+            "cascade too deep"
+        );
     }
 }

@@ -25,21 +25,34 @@ pub(crate) struct Settings {
 impl Settings {
     /// No zstd stage: the fastest to encode and decode.
     pub(crate) fn fast() -> Self {
-        Settings { zstd_level: None, ..Settings::default() }
+        Settings {
+            zstd_level: None,
+            ..Settings::default()
+        }
     }
 
     /// A slow, strong zstd stage.
     pub(crate) fn small() -> Self {
-        Settings { zstd_level: Some(19), ..Settings::default() }
+        Settings {
+            zstd_level: Some(19),
+            ..Settings::default()
+        }
     }
 
     pub(crate) fn byte_aligned(&self) -> Self {
-        Settings { byte_aligned: true, ..self.clone() }
+        Settings {
+            byte_aligned: true,
+            ..self.clone()
+        }
     }
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { zstd_level: Some(3), byte_aligned: false, float_tolerance: None }
+        Settings {
+            zstd_level: Some(3),
+            byte_aligned: false,
+            float_tolerance: None,
+        }
     }
 }

@@ -45,7 +45,10 @@ impl StrColumn {
     }
 
     pub(crate) fn get(&self, index: usize) -> &str {
-        self.spans.get(index).and_then(|span| self.bytes.get(span.clone())).unwrap_or_default()
+        self.spans
+            .get(index)
+            .and_then(|span| self.bytes.get(span.clone()))
+            .unwrap_or_default()
     }
 
     fn iter(&self) -> impl Iterator<Item = &str> {
@@ -57,7 +60,9 @@ pub(crate) fn encode(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>)
     zstd::best_of(settings, out, |settings, out| {
         let mut plain = Vec::new();
         encode_plain(column, settings, &mut plain);
-        if let Some(dictionary) = encode_dictionary(column, settings).filter(|d| d.len() < plain.len()) {
+        if let Some(dictionary) =
+            encode_dictionary(column, settings).filter(|d| d.len() < plain.len())
+        {
             out.extend_from_slice(&dictionary);
         } else {
             out.extend_from_slice(&plain);
@@ -103,13 +108,24 @@ fn encode_dictionary(column: &StrColumn, settings: &Settings) -> Option<Vec<u8>>
 
 /// Decodes `count` strings, validating all of them. The caller has charged the budget for the
 /// spans; string bytes are charged here.
-pub(crate) fn decode(bytes: &[u8], count: usize, budget: &mut Budget) -> Result<StrColumn, DecodeError> {
+pub(crate) fn decode(
+    bytes: &[u8],
+    count: usize,
+    budget: &mut Budget,
+) -> Result<StrColumn, DecodeError> {
     decode_nested(bytes, count, budget, 0)
 }
 
-fn decode_nested(bytes: &[u8], count: usize, budget: &mut Budget, depth: usize) -> Result<StrColumn, DecodeError> {
+fn decode_nested(
+    bytes: &[u8],
+    count: usize,
+    budget: &mut Budget,
+    depth: usize,
+) -> Result<StrColumn, DecodeError> {
     if depth > MAX_CASCADE {
-        return Err(corrupt(format!("encodings nest deeper than {MAX_CASCADE} levels")));
+        return Err(corrupt(format!(
+            "encodings nest deeper than {MAX_CASCADE} levels"
+        )));
     }
     let mut reader = ByteReader::new(bytes);
     match reader.u8()? {
@@ -117,7 +133,8 @@ fn decode_nested(bytes: &[u8], count: usize, budget: &mut Budget, depth: usize) 
             let lengths = int::decode_nested::<u64>(reader.prefixed()?, count, budget, depth + 1)?;
             let data = reader.rest();
             budget.charge(data.len(), 1)?;
-            let text = std::str::from_utf8(data).map_err(|e| corrupt(format!("string bytes are not UTF-8: {e}")))?;
+            let text = std::str::from_utf8(data)
+                .map_err(|e| corrupt(format!("string bytes are not UTF-8: {e}")))?;
             let mut spans = Vec::with_capacity(count);
             let mut end = 0usize;
             for length in lengths {
@@ -133,14 +150,22 @@ fn decode_nested(bytes: &[u8], count: usize, budget: &mut Budget, depth: usize) 
                 spans.push(start..end);
             }
             if end != text.len() {
-                return Err(corrupt(format!("{} string bytes left over", text.len() - end)));
+                return Err(corrupt(format!(
+                    "{} string bytes left over",
+                    text.len() - end
+                )));
             }
-            Ok(StrColumn { bytes: text.to_owned(), spans })
+            Ok(StrColumn {
+                bytes: text.to_owned(),
+                spans,
+            })
         }
         DICTIONARY => {
             let distinct = reader.count(0)?;
             if distinct > count || (distinct == 0 && count > 0) {
-                return Err(corrupt(format!("{distinct} dictionary strings for {count} values")));
+                return Err(corrupt(format!(
+                    "{distinct} dictionary strings for {count} values"
+                )));
             }
             budget.charge(distinct, size_of::<Range<usize>>())?;
             let values = decode_nested(reader.prefixed()?, distinct, budget, depth + 1)?;
@@ -148,9 +173,16 @@ fn decode_nested(bytes: &[u8], count: usize, budget: &mut Budget, depth: usize) 
             let indices = int::decode_nested::<u32>(reader.rest(), count, budget, depth + 1)?;
             let spans = indices
                 .into_iter()
-                .map(|i| values.spans.get(i as usize).cloned().ok_or_else(|| corrupt(format!("string index {i} past the {distinct} entries"))))
+                .map(|i| {
+                    values.spans.get(i as usize).cloned().ok_or_else(|| {
+                        corrupt(format!("string index {i} past the {distinct} entries"))
+                    })
+                })
                 .collect::<Result<_, _>>()?;
-            Ok(StrColumn { bytes: values.bytes, spans })
+            Ok(StrColumn {
+                bytes: values.bytes,
+                spans,
+            })
         }
         zstd::TAG => {
             let inner = zstd::decompress(reader.rest(), usize::MAX, budget)?;
@@ -170,7 +202,11 @@ pub(crate) fn describe(bytes: &[u8]) -> String {
         },
         Ok(DICTIONARY) => match (reader.varint(), reader.prefixed()) {
             (Ok(distinct), Ok(values)) => {
-                format!("dictionary({distinct} strings: {}, indices: {})", describe(values), int::describe(reader.rest()))
+                format!(
+                    "dictionary({distinct} strings: {}, indices: {})",
+                    describe(values),
+                    int::describe(reader.rest())
+                )
             }
             _ => "dictionary(corrupt)".into(),
         },
@@ -196,14 +232,21 @@ mod tests {
         let mut out = Vec::new();
         encode(column, settings, &mut out);
         let back = decode(&out, column.len(), &mut Budget::new(u64::MAX)).unwrap();
-        assert!(back.iter().eq(column.iter()), "encoded as {}", describe(&out));
+        assert!(
+            back.iter().eq(column.iter()),
+            "encoded as {}",
+            describe(&out)
+        );
         out.len()
     }
 
     #[test]
     fn round_trips_unicode_and_empty_strings() {
         for settings in [Settings::fast(), Settings::default()] {
-            round_trip(&column(&["", "a", "héllo", "🦀🦀", "", "plain ascii"]), &settings);
+            round_trip(
+                &column(&["", "a", "héllo", "🦀🦀", "", "plain ascii"]),
+                &settings,
+            );
             round_trip(&column(&[]), &settings);
         }
     }
@@ -214,7 +257,9 @@ mod tests {
         let many: Vec<&str> = (0..3000).map(|i| names[i % 3]).collect();
         let size = round_trip(&column(&many), &Settings::fast());
         assert!(size < 3000, "{size} bytes");
-        let text: Vec<String> = (0..3000).map(|i| format!("player number {} of team {}", i % 97, names[i % 3])).collect();
+        let text: Vec<String> = (0..3000)
+            .map(|i| format!("player number {} of team {}", i % 97, names[i % 3]))
+            .collect();
         let refs: Vec<&str> = text.iter().map(String::as_str).collect();
         let plain: usize = refs.iter().map(|s| s.len()).sum();
         let size = round_trip(&column(&refs), &Settings::default());
@@ -238,8 +283,14 @@ mod tests {
         values.push(b'a');
         write_prefixed(&mut dictionary, &values);
         dictionary.extend([0x00, 1, 0, 1]);
-        assert!(decode(&dictionary, 2, &mut budget).is_err(), "an index past the end");
-        assert!(decode(&[DICTIONARY, 5], 2, &mut budget).is_err(), "more strings than values");
+        assert!(
+            decode(&dictionary, 2, &mut budget).is_err(),
+            "an index past the end"
+        );
+        assert!(
+            decode(&[DICTIONARY, 5], 2, &mut budget).is_err(),
+            "more strings than values"
+        );
         assert!(decode(&[0x7f], 1, &mut budget).is_err(), "unknown tag");
     }
 }

@@ -20,10 +20,16 @@ const MIN_BYTES: usize = 512;
 /// Runs `encode` (with `settings`), then, for a large result and a zstd level in the settings,
 /// also encodes with whole-byte codecs only (zstd finds repeats in whole bytes; bit-packed data
 /// hides them), compresses that, and keeps whichever is smaller.
-pub(crate) fn best_of(settings: &Settings, out: &mut Vec<u8>, encode: impl Fn(&Settings, &mut Vec<u8>)) {
+pub(crate) fn best_of(
+    settings: &Settings,
+    out: &mut Vec<u8>,
+    encode: impl Fn(&Settings, &mut Vec<u8>),
+) {
     let start = out.len();
     encode(settings, out);
-    let Some(level) = settings.zstd_level else { return };
+    let Some(level) = settings.zstd_level else {
+        return;
+    };
     if out.len() - start < MIN_BYTES {
         return;
     }
@@ -49,16 +55,29 @@ pub(crate) fn compress(stream: &[u8], level: i32) -> Option<Vec<u8>> {
 
 /// The stream inside a frame (`body` follows the tag), at most `max_size` bytes, charged to the
 /// budget before it is allocated.
-pub(crate) fn decompress(body: &[u8], max_size: usize, budget: &mut Budget) -> Result<Vec<u8>, DecodeError> {
+pub(crate) fn decompress(
+    body: &[u8],
+    max_size: usize,
+    budget: &mut Budget,
+) -> Result<Vec<u8>, DecodeError> {
     let mut reader = ByteReader::new(body);
     let size = reader.varint()?;
-    let size = usize::try_from(size).ok().filter(|&s| s <= max_size).ok_or_else(|| {
-        corrupt(format!("a zstd frame claims {size} bytes, more than its values can take ({max_size})"))
-    })?;
+    let size = usize::try_from(size)
+        .ok()
+        .filter(|&s| s <= max_size)
+        .ok_or_else(|| {
+            corrupt(format!(
+                "a zstd frame claims {size} bytes, more than its values can take ({max_size})"
+            ))
+        })?;
     budget.charge(size, 1)?;
-    let inner = ::zstd::bulk::decompress(reader.rest(), size).map_err(|e| corrupt(format!("zstd: {e}")))?;
+    let inner =
+        ::zstd::bulk::decompress(reader.rest(), size).map_err(|e| corrupt(format!("zstd: {e}")))?;
     if inner.len() != size {
-        return Err(corrupt(format!("a zstd frame holds {} bytes, not {size}", inner.len())));
+        return Err(corrupt(format!(
+            "a zstd frame holds {} bytes, not {size}",
+            inner.len()
+        )));
     }
     Ok(inner)
 }
@@ -80,13 +99,28 @@ mod tests {
         let stream = vec![7u8; 10_000];
         let out = compress(&stream, 3).unwrap();
         assert!(out.len() < 100);
-        assert_eq!(decompress(&out[1..], 10_000, &mut Budget::new(u64::MAX)).unwrap(), stream);
-        assert!(decompress(&out[1..], 9_999, &mut Budget::new(u64::MAX)).is_err(), "over the maximum");
-        assert!(decompress(&out[1..], 10_000, &mut Budget::new(100)).is_err(), "over the budget");
+        assert_eq!(
+            decompress(&out[1..], 10_000, &mut Budget::new(u64::MAX)).unwrap(),
+            stream
+        );
+        assert!(
+            decompress(&out[1..], 9_999, &mut Budget::new(u64::MAX)).is_err(),
+            "over the maximum"
+        );
+        assert!(
+            decompress(&out[1..], 10_000, &mut Budget::new(100)).is_err(),
+            "over the budget"
+        );
         let mut lying = vec![];
         write_varint(&mut lying, 5);
         lying.extend_from_slice(&out[3..]);
-        assert!(decompress(&lying, 10_000, &mut Budget::new(u64::MAX)).is_err(), "wrong size");
-        assert!(decompress(&[3, 1, 2, 3], 10, &mut Budget::new(u64::MAX)).is_err(), "not a frame");
+        assert!(
+            decompress(&lying, 10_000, &mut Budget::new(u64::MAX)).is_err(),
+            "wrong size"
+        );
+        assert!(
+            decompress(&[3, 1, 2, 3], 10, &mut Budget::new(u64::MAX)).is_err(),
+            "not a frame"
+        );
     }
 }

@@ -23,9 +23,16 @@ pub(crate) struct FileView<'a> {
     data_crc: u32,
 }
 
-fn check_crc(covered: &[u8], stored: u32, what: &str, options: &DecodeOptions) -> Result<(), DecodeError> {
+fn check_crc(
+    covered: &[u8],
+    stored: u32,
+    what: &str,
+    options: &DecodeOptions,
+) -> Result<(), DecodeError> {
     if options.verify_checksums && crc32fast::hash(covered) != stored {
-        return Err(corrupt(format!("the checksum of the {what} does not match")));
+        return Err(corrupt(format!(
+            "the checksum of the {what} does not match"
+        )));
     }
     Ok(())
 }
@@ -34,8 +41,16 @@ impl<'a> FileView<'a> {
     /// Checks everything but the branch data, which is checked by [`Self::verify_data`].
     pub(crate) fn open(bytes: &'a [u8], options: &DecodeOptions) -> Result<Self, DecodeError> {
         if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
-            let kind = if MAGIC.starts_with(bytes) { DecodeErrorKind::Truncated } else { DecodeErrorKind::NotTreeBuf };
-            return Err(DecodeError::new(kind, "", "the bytes do not start with the tree-buf magic number \"TBUF\""));
+            let kind = if MAGIC.starts_with(bytes) {
+                DecodeErrorKind::Truncated
+            } else {
+                DecodeErrorKind::NotTreeBuf
+            };
+            return Err(DecodeError::new(
+                kind,
+                "",
+                "the bytes do not start with the tree-buf magic number \"TBUF\"",
+            ));
         }
         let mut reader = ByteReader::new(&bytes[MAGIC.len()..]);
         let version = reader.u8()?;
@@ -48,7 +63,11 @@ impl<'a> FileView<'a> {
         }
         let flags = reader.u8()?;
         if flags != 0 {
-            return Err(DecodeError::new(DecodeErrorKind::UnsupportedVersion, "", format!("unknown header flags {flags:#04x}")));
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedVersion,
+                "",
+                format!("unknown header flags {flags:#04x}"),
+            ));
         }
         let header_bytes = MAGIC.len() + 2;
         let schema = reader.prefixed()?;
@@ -67,10 +86,18 @@ impl<'a> FileView<'a> {
         check_crc(covered, reader.u32_le()?, "branch table", options)?;
         let table_bytes = bytes.len() - reader.remaining() - table_start + 4;
 
-        let data_size = sizes.iter().try_fold(0usize, |sum, &size| sum.checked_add(size));
+        let data_size = sizes
+            .iter()
+            .try_fold(0usize, |sum, &size| sum.checked_add(size));
         let data = match data_size {
             Some(size) if size <= reader.remaining() => reader.take(size)?,
-            _ => return Err(DecodeError::new(DecodeErrorKind::Truncated, "", "the branches are larger than the file")),
+            _ => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::Truncated,
+                    "",
+                    "the branches are larger than the file",
+                ))
+            }
         };
         let data_crc = reader.u32_le()?;
         reader.finish("the last chunk")?;
@@ -82,7 +109,16 @@ impl<'a> FileView<'a> {
             branches.push(branch);
             rest = tail;
         }
-        Ok(FileView { tree, rows, branches, header_bytes, schema_bytes, table_bytes, data, data_crc })
+        Ok(FileView {
+            tree,
+            rows,
+            branches,
+            header_bytes,
+            schema_bytes,
+            table_bytes,
+            data,
+            data_crc,
+        })
     }
 
     /// Checks the branch data against its checksum.
@@ -99,7 +135,10 @@ impl<'a> FileView<'a> {
     /// caller's to verify.
     pub(crate) fn decode<T: Decode>(&self, options: &DecodeOptions) -> Result<T, DecodeError> {
         if self.rows != 1 {
-            return Err(corrupt(format!("the file holds {} root values; expected one", self.rows)));
+            return Err(corrupt(format!(
+                "the file holds {} root values; expected one",
+                self.rows
+            )));
         }
         let mut ctx = self.context(options);
         let mut decoder = T::Decoder::new(self.tree.root(), 1, &mut ctx)?;

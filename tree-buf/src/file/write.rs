@@ -14,13 +14,18 @@ use crate::types::{Encode, ValueEncoder};
 const PARALLEL_MIN_VALUES: usize = 1 << 14;
 
 /// Encodes `value` as a one-chunk file.
-pub(crate) fn write<T: Encode + ?Sized>(value: &T, options: &EncodeOptions) -> Result<Vec<u8>, EncodeError> {
+pub(crate) fn write<T: Encode + ?Sized>(
+    value: &T,
+    options: &EncodeOptions,
+) -> Result<Vec<u8>, EncodeError> {
     let mut encoder = T::Encoder::new(0);
     encoder.push(value);
     let mut writer = SchemaWriter::new();
     encoder.finish(&mut writer)?;
     let (schema, columns) = writer.into_parts();
-    let encode = |(column, group): &(crate::branch::Column, Option<usize>)| column.encode(*group, &options.settings);
+    let encode = |(column, group): &(crate::branch::Column, Option<usize>)| {
+        column.encode(*group, &options.settings)
+    };
     let values: usize = columns.iter().map(|(column, _)| column.len()).sum();
     let branches: Vec<Vec<u8>> = if options.parallel && values >= PARALLEL_MIN_VALUES {
         columns.par_iter().map(encode).collect()

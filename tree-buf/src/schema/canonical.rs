@@ -20,7 +20,8 @@ pub fn canonical_name(name: &str) -> String {
         if c.is_uppercase() && i > 0 {
             let prev = chars[i - 1];
             let next_is_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            let starts_word = prev.is_lowercase() || prev.is_numeric() || (prev.is_uppercase() && next_is_lower);
+            let starts_word =
+                prev.is_lowercase() || prev.is_numeric() || (prev.is_uppercase() && next_is_lower);
             if starts_word && !out.is_empty() && !out.ends_with('_') {
                 out.push('_');
             }

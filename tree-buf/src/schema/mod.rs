@@ -9,6 +9,6 @@ mod writer;
 
 pub use path::Segment;
 pub use tag::NodeType;
-pub(crate) use tree::SchemaTree;
 pub use tree::NodeRef;
+pub(crate) use tree::SchemaTree;
 pub use writer::{EncodeResult, SchemaWriter};

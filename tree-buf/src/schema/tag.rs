@@ -100,7 +100,10 @@ impl NodeType {
 
     /// Whether nodes of this type own a stream of data (a branch).
     pub fn has_branch(self) -> bool {
-        !matches!(self, NodeType::Void | NodeType::Unit | NodeType::Array | NodeType::Tuple | NodeType::Struct)
+        !matches!(
+            self,
+            NodeType::Void | NodeType::Unit | NodeType::Array | NodeType::Tuple | NodeType::Struct
+        )
     }
 
     /// The name used in messages and listings: `u32`, `string`, `struct` and so on.

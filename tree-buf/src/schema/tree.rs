@@ -41,7 +41,10 @@ pub(crate) struct SchemaTree {
 impl SchemaTree {
     /// Parses the schema section; `bytes` must hold exactly one root node.
     pub(crate) fn parse(bytes: &[u8]) -> Result<SchemaTree, DecodeError> {
-        let mut tree = SchemaTree { nodes: Vec::new(), branch_count: 0 };
+        let mut tree = SchemaTree {
+            nodes: Vec::new(),
+            branch_count: 0,
+        };
         let mut reader = ByteReader::new(bytes);
         tree.parse_node(&mut reader, None, Segment::Some, 0)?;
         reader.finish("the schema")?;
@@ -78,8 +81,9 @@ impl SchemaTree {
             ));
         }
         let tag = reader.u8()?;
-        let node_type =
-            NodeType::from_tag(tag).ok_or_else(|| corrupt(format!("unknown schema tag {tag}")).at_path_if_unset(|| child_path(self)))?;
+        let node_type = NodeType::from_tag(tag).ok_or_else(|| {
+            corrupt(format!("unknown schema tag {tag}")).at_path_if_unset(|| child_path(self))
+        })?;
         let id = self.nodes.len() as u32;
         let canonical = match &segment {
             Segment::Field(name) | Segment::Variant(name) => Some(canonical_name(name)),
@@ -89,12 +93,24 @@ impl SchemaTree {
             self.branch_count += 1;
             self.branch_count - 1
         });
-        self.nodes.push(Node { node_type, parent, segment, canonical, children: Vec::new(), branch, array_len: 0 });
+        self.nodes.push(Node {
+            node_type,
+            parent,
+            segment,
+            canonical,
+            children: Vec::new(),
+            branch,
+            array_len: 0,
+        });
         let path = |tree: &SchemaTree| NodeRef { tree, id }.path();
         let mut children = Vec::new();
         match node_type {
-            NodeType::Option => children.push(self.parse_node(reader, Some(id), Segment::Some, depth + 1)?),
-            NodeType::Seq => children.push(self.parse_node(reader, Some(id), Segment::Items, depth + 1)?),
+            NodeType::Option => {
+                children.push(self.parse_node(reader, Some(id), Segment::Some, depth + 1)?)
+            }
+            NodeType::Seq => {
+                children.push(self.parse_node(reader, Some(id), Segment::Items, depth + 1)?)
+            }
             NodeType::Array => {
                 self.nodes[id as usize].array_len = reader.varint()?;
                 children.push(self.parse_node(reader, Some(id), Segment::Items, depth + 1)?);
@@ -106,17 +122,28 @@ impl SchemaTree {
             NodeType::Tuple => {
                 let len = reader.count(1)?;
                 for index in 0..len {
-                    children.push(self.parse_node(reader, Some(id), Segment::Index(index), depth + 1)?);
+                    children.push(self.parse_node(
+                        reader,
+                        Some(id),
+                        Segment::Index(index),
+                        depth + 1,
+                    )?);
                 }
             }
             NodeType::Struct | NodeType::Enum => {
                 let len = reader.count(2)?;
                 for _ in 0..len {
                     let name = std::str::from_utf8(reader.prefixed()?)
-                        .map_err(|_| corrupt("a name in the schema is not UTF-8").at_path_if_unset(|| path(self)))?
+                        .map_err(|_| {
+                            corrupt("a name in the schema is not UTF-8")
+                                .at_path_if_unset(|| path(self))
+                        })?
                         .to_owned();
-                    let segment =
-                        if node_type == NodeType::Struct { Segment::Field(name) } else { Segment::Variant(name) };
+                    let segment = if node_type == NodeType::Struct {
+                        Segment::Field(name)
+                    } else {
+                        Segment::Variant(name)
+                    };
                     children.push(self.parse_node(reader, Some(id), segment, depth + 1)?);
                 }
             }
@@ -132,7 +159,10 @@ impl SchemaTree {
 
     /// A node that stands for an absent part of the schema.
     pub(crate) fn void(&self) -> NodeRef<'_> {
-        NodeRef { tree: self, id: self.nodes.len() as u32 - 1 }
+        NodeRef {
+            tree: self,
+            id: self.nodes.len() as u32 - 1,
+        }
     }
 
     /// A copy of the tree with one more node, outside the file's tree: a sequence whose items are
@@ -155,7 +185,10 @@ impl SchemaTree {
 
     /// The node added by [`Self::with_sequence_of`].
     pub(crate) fn root_of_sequence(&self) -> NodeRef<'_> {
-        NodeRef { tree: self, id: self.nodes.len() as u32 - 2 }
+        NodeRef {
+            tree: self,
+            id: self.nodes.len() as u32 - 2,
+        }
     }
 
     pub(crate) fn branch_count(&self) -> usize {
@@ -206,11 +239,17 @@ impl<'a> NodeRef<'a> {
     /// The child at `index`: the only child of options, sequences and arrays; keys (0) and
     /// values (1) of maps; elements, fields and variants in order.
     pub(crate) fn child(self, index: usize) -> Option<NodeRef<'a>> {
-        self.node().children.get(index).map(|&id| NodeRef { tree: self.tree, id })
+        self.node().children.get(index).map(|&id| NodeRef {
+            tree: self.tree,
+            id,
+        })
     }
 
     pub(crate) fn children(self) -> impl ExactSizeIterator<Item = NodeRef<'a>> {
-        self.node().children.iter().map(move |&id| NodeRef { tree: self.tree, id })
+        self.node().children.iter().map(move |&id| NodeRef {
+            tree: self.tree,
+            id,
+        })
     }
 
     /// The field or variant name by which the parent reaches this node, as written.
@@ -250,7 +289,10 @@ impl<'a> NodeRef<'a> {
         DecodeError::new(
             DecodeErrorKind::SchemaMismatch,
             self.path(),
-            format!("the file has {} here, the type expects {expected}", self.node_type()),
+            format!(
+                "the file has {} here, the type expects {expected}",
+                self.node_type()
+            ),
         )
     }
 }

@@ -60,7 +60,11 @@ impl SchemaWriter {
         Ok(array_len)
     }
 
-    fn child(&mut self, segment: Segment, write: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+    fn child(
+        &mut self,
+        segment: Segment,
+        write: impl FnOnce(&mut Self) -> EncodeResult,
+    ) -> EncodeResult {
         self.path.push(segment);
         let result = write(self);
         self.path.pop();
@@ -85,21 +89,33 @@ impl SchemaWriter {
     }
 
     /// An option: its presence stream, then the present values.
-    pub fn option(&mut self, presence: Vec<bool>, inner: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+    pub fn option(
+        &mut self,
+        presence: Vec<bool>,
+        inner: impl FnOnce(&mut Self) -> EncodeResult,
+    ) -> EncodeResult {
         self.node(NodeType::Option)?;
         self.columns.push((Column::Bool(presence), None));
         self.child(Segment::Some, inner)
     }
 
     /// A sequence: its length stream, then all items.
-    pub fn seq(&mut self, lengths: Vec<u64>, items: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+    pub fn seq(
+        &mut self,
+        lengths: Vec<u64>,
+        items: impl FnOnce(&mut Self) -> EncodeResult,
+    ) -> EncodeResult {
         self.node(NodeType::Seq)?;
         self.columns.push((Column::lengths(lengths), None));
         self.child(Segment::Items, items)
     }
 
     /// A fixed-length array of `len` items each, then all items.
-    pub fn array(&mut self, len: usize, items: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+    pub fn array(
+        &mut self,
+        len: usize,
+        items: impl FnOnce(&mut Self) -> EncodeResult,
+    ) -> EncodeResult {
         self.node(NodeType::Array)?;
         write_varint(&mut self.schema, len as u64);
         self.array_len = Some(len);
@@ -120,26 +136,42 @@ impl SchemaWriter {
     }
 
     /// A tuple of `len` elements; `elements` must call [`Self::element`] once for each, in order.
-    pub fn tuple(&mut self, len: usize, elements: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+    pub fn tuple(
+        &mut self,
+        len: usize,
+        elements: impl FnOnce(&mut Self) -> EncodeResult,
+    ) -> EncodeResult {
         self.node(NodeType::Tuple)?;
         write_varint(&mut self.schema, len as u64);
         elements(self)
     }
 
     /// Tuple element `index`.
-    pub fn element(&mut self, index: usize, write: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+    pub fn element(
+        &mut self,
+        index: usize,
+        write: impl FnOnce(&mut Self) -> EncodeResult,
+    ) -> EncodeResult {
         self.child(Segment::Index(index), write)
     }
 
     /// A struct of `len` named fields; `fields` must call [`Self::field`] once for each.
-    pub fn structure(&mut self, len: usize, fields: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+    pub fn structure(
+        &mut self,
+        len: usize,
+        fields: impl FnOnce(&mut Self) -> EncodeResult,
+    ) -> EncodeResult {
         self.node(NodeType::Struct)?;
         write_varint(&mut self.schema, len as u64);
         fields(self)
     }
 
     /// A named field of the current struct.
-    pub fn field(&mut self, name: &str, write: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+    pub fn field(
+        &mut self,
+        name: &str,
+        write: impl FnOnce(&mut Self) -> EncodeResult,
+    ) -> EncodeResult {
         write_prefixed(&mut self.schema, name.as_bytes());
         self.child(Segment::Field(name.to_owned()), write)
     }
@@ -154,12 +186,17 @@ impl SchemaWriter {
     ) -> EncodeResult {
         self.node(NodeType::Enum)?;
         write_varint(&mut self.schema, len as u64);
-        self.columns.push((Column::discriminants(discriminants), None));
+        self.columns
+            .push((Column::discriminants(discriminants), None));
         variants(self)
     }
 
     /// A named variant of the current enum.
-    pub fn variant(&mut self, name: &str, write: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+    pub fn variant(
+        &mut self,
+        name: &str,
+        write: impl FnOnce(&mut Self) -> EncodeResult,
+    ) -> EncodeResult {
         write_prefixed(&mut self.schema, name.as_bytes());
         self.child(Segment::Variant(name.to_owned()), write)
     }

@@ -21,7 +21,11 @@ pub struct Lazy<E> {
 impl<E> Lazy<E> {
     /// A child encoder for a node `depth` levels below the root, not created yet.
     pub fn new(depth: usize) -> Self {
-        Lazy { encoder: None, depth, too_deep: false }
+        Lazy {
+            encoder: None,
+            depth,
+            too_deep: false,
+        }
     }
 
     /// The encoder, created now if needed; `None` once the depth limit is passed (reported by
@@ -93,7 +97,11 @@ impl<'a> Missing<'a> {
     /// The schema-mismatch error for the missing field.
     pub fn error(self) -> DecodeError {
         let parent = self.parent.path();
-        let path = if parent.is_empty() { self.name.to_owned() } else { format!("{parent}.{}", self.name) };
+        let path = if parent.is_empty() {
+            self.name.to_owned()
+        } else {
+            format!("{parent}.{}", self.name)
+        };
         DecodeError::new(
             DecodeErrorKind::SchemaMismatch,
             path,
@@ -126,14 +134,28 @@ impl<'a> StructNode<'a> {
     }
 
     fn child(&self, name: &str) -> Result<Option<NodeRef<'a>>, DecodeError> {
-        Ok(self.node.find_child(name)?.and_then(|index| self.node.child(index)))
+        Ok(self
+            .node
+            .find_child(name)?
+            .and_then(|index| self.node.child(index)))
     }
 
     /// The decoder of field `name`; fields missing from the file follow [`ValueDecoder::absent`].
-    pub fn field<T: Decode>(&self, name: &'a str, ctx: &mut DecodeContext<'_>) -> Result<T::Decoder, DecodeError> {
+    pub fn field<T: Decode>(
+        &self,
+        name: &'a str,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<T::Decoder, DecodeError> {
         match self.child(name)? {
             Some(child) => T::Decoder::new(child, self.count, ctx),
-            None => T::Decoder::absent(Missing { parent: self.node, name }, self.count, ctx),
+            None => T::Decoder::absent(
+                Missing {
+                    parent: self.node,
+                    name,
+                },
+                self.count,
+                ctx,
+            ),
         }
     }
 
@@ -181,8 +203,15 @@ pub struct TupleNode<'a> {
 
 impl<'a> TupleNode<'a> {
     /// Reads `node` as a tuple of `len` elements, named `type_name` in errors, with `count` values.
-    pub fn new(node: NodeRef<'a>, count: usize, len: usize, type_name: &str) -> Result<Self, DecodeError> {
-        if is_empty_void(node, count)? || (node.node_type() == NodeType::Tuple && node.children().len() == len) {
+    pub fn new(
+        node: NodeRef<'a>,
+        count: usize,
+        len: usize,
+        type_name: &str,
+    ) -> Result<Self, DecodeError> {
+        if is_empty_void(node, count)?
+            || (node.node_type() == NodeType::Tuple && node.children().len() == len)
+        {
             Ok(TupleNode { node, count })
         } else if node.node_type() == NodeType::Tuple {
             Err(DecodeError::new(
@@ -196,7 +225,11 @@ impl<'a> TupleNode<'a> {
     }
 
     /// The decoder of element `index`.
-    pub fn element<T: Decode>(&self, index: usize, ctx: &mut DecodeContext<'_>) -> Result<T::Decoder, DecodeError> {
+    pub fn element<T: Decode>(
+        &self,
+        index: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<T::Decoder, DecodeError> {
         let child = self.node.child(index).unwrap_or_else(|| self.node.void());
         T::Decoder::new(child, self.count, ctx)
     }
@@ -224,7 +257,10 @@ impl<'a> EnumNode<'a> {
     ) -> Result<Self, DecodeError> {
         let mut variants = vec![(node.void(), 0usize); variant_names.len()];
         if is_empty_void(node, count)? {
-            return Ok(EnumNode { variants, discriminants: Vec::new() });
+            return Ok(EnumNode {
+                variants,
+                discriminants: Vec::new(),
+            });
         }
         if node.node_type() != NodeType::Enum {
             return Err(node.mismatch(&format!("enum {type_name}")));
@@ -242,7 +278,10 @@ impl<'a> EnumNode<'a> {
             let type_index = match file_to_type.get(file_index) {
                 Some(Some(type_index)) => *type_index,
                 Some(None) => {
-                    let name = node.child(file_index).and_then(|c| c.name()).unwrap_or_default();
+                    let name = node
+                        .child(file_index)
+                        .and_then(|c| c.name())
+                        .unwrap_or_default();
                     return Err(DecodeError::new(
                         DecodeErrorKind::SchemaMismatch,
                         node.path(),
@@ -260,7 +299,10 @@ impl<'a> EnumNode<'a> {
             variants[type_index as usize].1 += 1;
             *discriminant = type_index;
         }
-        Ok(EnumNode { variants, discriminants })
+        Ok(EnumNode {
+            variants,
+            discriminants,
+        })
     }
 
     /// The node and value count of the type's variant `index`.

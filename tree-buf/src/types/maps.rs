@@ -97,20 +97,33 @@ pub struct MapDecoder<K: Decode, V: Decode> {
 }
 
 impl<K: Decode, V: Decode> MapDecoder<K, V> {
-    fn build(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+    fn build(
+        node: NodeRef<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError> {
         if is_empty_void(node, count)? {
-            return Ok(MapDecoder { lengths: Vec::new().into_iter(), entries: None });
+            return Ok(MapDecoder {
+                lengths: Vec::new().into_iter(),
+                entries: None,
+            });
         }
         if node.node_type() != NodeType::Map {
             return Err(node.mismatch("a map"));
         }
         let (lengths, total) = ctx.lengths(node, count)?;
         if total == 0 {
-            return Ok(MapDecoder { lengths: lengths.into_iter(), entries: None });
+            return Ok(MapDecoder {
+                lengths: lengths.into_iter(),
+                entries: None,
+            });
         }
         ctx.charge(node, total, size_of::<(K, V)>())?;
         let keys = K::Decoder::new(node.child(0).unwrap_or_else(|| node.void()), total, ctx)?;
         let values = V::Decoder::new(node.child(1).unwrap_or_else(|| node.void()), total, ctx)?;
-        Ok(MapDecoder { lengths: lengths.into_iter(), entries: Some(Box::new((keys, values))) })
+        Ok(MapDecoder {
+            lengths: lengths.into_iter(),
+            entries: Some(Box::new((keys, values))),
+        })
     }
 }

@@ -15,7 +15,8 @@ mod strings;
 mod tuples;
 
 pub use derive_support::{
-    check_unit, Discriminants, EnumNode, Lazy, Missing, OrDefault, StructNode, TupleNode, UnitEncoder,
+    check_unit, Discriminants, EnumNode, Lazy, Missing, OrDefault, StructNode, TupleNode,
+    UnitEncoder,
 };
 
 use crate::branch::DecodeContext;
@@ -84,11 +85,19 @@ pub trait ValueEncoder<T: ?Sized> {
 #[doc(hidden)]
 pub trait ValueDecoder<T>: Sized {
     /// Reads the `count` values stored under `node`.
-    fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError>;
+    fn new(
+        node: NodeRef<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError>;
 
     /// A decoder for a field the file does not have: an error unless there are no values or the
     /// type has a natural absent value (`Option`).
-    fn absent(missing: Missing<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+    fn absent(
+        missing: Missing<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError> {
         if count == 0 {
             Self::new(missing.void(), 0, ctx)
         } else {

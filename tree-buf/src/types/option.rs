@@ -14,7 +14,10 @@ pub struct OptionEncoder<T: Encode> {
 
 impl<T: Encode> ValueEncoder<Option<T>> for OptionEncoder<T> {
     fn new(depth: usize) -> Self {
-        OptionEncoder { presence: Vec::new(), inner: T::Encoder::new(depth + 1) }
+        OptionEncoder {
+            presence: Vec::new(),
+            inner: T::Encoder::new(depth + 1),
+        }
     }
 
     #[inline]
@@ -52,20 +55,37 @@ enum Presence {
 }
 
 impl<T: Decode> ValueDecoder<Option<T>> for OptionDecoder<T> {
-    fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+    fn new(
+        node: NodeRef<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError> {
         if node.node_type() != NodeType::Option {
-            return Ok(OptionDecoder { presence: Presence::All, inner: T::Decoder::new(node, count, ctx)? });
+            return Ok(OptionDecoder {
+                presence: Presence::All,
+                inner: T::Decoder::new(node, count, ctx)?,
+            });
         }
         let presence = ctx.bools(node, count)?;
         let present = presence.iter().filter(|&&p| p).count();
         let child = node.child(0).unwrap_or_else(|| node.void());
         let inner = T::Decoder::new(child, present, ctx)?;
-        Ok(OptionDecoder { presence: Presence::Stream(presence.into_iter()), inner })
+        Ok(OptionDecoder {
+            presence: Presence::Stream(presence.into_iter()),
+            inner,
+        })
     }
 
-    fn absent(missing: Missing<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+    fn absent(
+        missing: Missing<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError> {
         ctx.charge(missing.void(), count, 1)?;
-        Ok(OptionDecoder { presence: Presence::None, inner: T::Decoder::new(missing.void(), 0, ctx)? })
+        Ok(OptionDecoder {
+            presence: Presence::None,
+            inner: T::Decoder::new(missing.void(), 0, ctx)?,
+        })
     }
 
     #[inline]

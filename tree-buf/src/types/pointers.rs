@@ -1,5 +1,5 @@
 //! Transparent wrappers: `Box`, `Rc`, `Arc`, references and `Cow` store exactly what they point
-//! to. `Box`, `Rc` and `Arc` create their inner encoder lazily, which is what lets recursive types
+//! to. `Box`, `Rc`, `Arc` and references create their inner encoder lazily, which is what lets recursive types
 //! such as `struct List { next: Option<Box<List>> }` have finite encoders.
 
 use std::borrow::{Borrow, Cow};
@@ -60,61 +60,57 @@ pointer!(Box, Rc, Arc);
 pub struct PointerDecoder<T: Decode>(Option<Box<T::Decoder>>);
 
 impl<T: Decode> PointerDecoder<T> {
-    fn build(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+    fn build(
+        node: NodeRef<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError> {
         if count == 0 {
             return Ok(PointerDecoder(None));
         }
         ctx.charge(node, count, size_of::<T>())?;
-        Ok(PointerDecoder(Some(Box::new(T::Decoder::new(node, count, ctx)?))))
+        Ok(PointerDecoder(Some(Box::new(T::Decoder::new(
+            node, count, ctx,
+        )?))))
     }
 
     #[inline]
     fn next_inner(&mut self) -> T {
-        self.0.as_mut().expect("a pointer decoder is only asked for values after validating their count").next()
+        self.0
+            .as_mut()
+            .expect("a pointer decoder is only asked for values after validating their count")
+            .next()
     }
 }
 
-/// Encodes what a reference points to.
+/// Encodes what a reference points to, creating the encoder on first use since references can
+/// be recursive too (`Option<&'a Node<'a>>`).
 #[derive(Debug)]
-pub struct RefEncoder<E>(E);
+pub struct RefEncoder<T: Encode + ?Sized>(Lazy<T::Encoder>);
 
-impl<'a, T: Encode + ?Sized> ValueEncoder<&'a T> for RefEncoder<T::Encoder> {
-    fn new(depth: usize) -> Self {
-        RefEncoder(T::Encoder::new(depth))
-    }
-    #[inline]
-    fn push(&mut self, value: &&'a T) {
-        self.0.push(*value);
-    }
-    fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
-        self.0.finish(out)
-    }
+macro_rules! reference {
+    ($($r:ty),*) => {$(
+        impl<'a, T: Encode + ?Sized> ValueEncoder<$r> for RefEncoder<T> {
+            fn new(depth: usize) -> Self {
+                RefEncoder(Lazy::new(depth))
+            }
+            #[inline]
+            fn push(&mut self, value: &$r) {
+                if let Some(inner) = self.0.get::<T>() {
+                    inner.push(&**value);
+                }
+            }
+            fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+                self.0.finish::<T>(out)
+            }
+        }
+
+        impl<'a, T: Encode + ?Sized> Encode for $r {
+            type Encoder = RefEncoder<T>;
+        }
+    )*};
 }
-
-impl<T: Encode + ?Sized> Encode for &T {
-    type Encoder = RefEncoder<T::Encoder>;
-}
-
-impl<T: Encode + ?Sized> Encode for &mut T {
-    type Encoder = MutRefEncoder<T::Encoder>;
-}
-
-/// Encodes what a mutable reference points to.
-#[derive(Debug)]
-pub struct MutRefEncoder<E>(E);
-
-impl<'a, T: Encode + ?Sized> ValueEncoder<&'a mut T> for MutRefEncoder<T::Encoder> {
-    fn new(depth: usize) -> Self {
-        MutRefEncoder(T::Encoder::new(depth))
-    }
-    #[inline]
-    fn push(&mut self, value: &&'a mut T) {
-        self.0.push(&**value);
-    }
-    fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
-        self.0.finish(out)
-    }
-}
+reference!(&'a T, &'a mut T);
 
 /// Encodes the borrowed or owned value of a `Cow` alike.
 #[derive(Debug)]
@@ -146,8 +142,15 @@ where
     B: ToOwned + ?Sized,
     B::Owned: Decode + Borrow<B>,
 {
-    fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
-        Ok(CowDecoder(<B::Owned as Decode>::Decoder::new(node, count, ctx)?, PhantomData))
+    fn new(
+        node: NodeRef<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError> {
+        Ok(CowDecoder(
+            <B::Owned as Decode>::Decoder::new(node, count, ctx)?,
+            PhantomData,
+        ))
     }
     #[inline]
     fn next(&mut self) -> Cow<'a, B> {

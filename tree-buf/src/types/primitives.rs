@@ -27,7 +27,10 @@ pub struct PrimitiveDecoder<T> {
 
 impl<T: Copy + Default> PrimitiveDecoder<T> {
     fn from_values(values: Vec<T>) -> Self {
-        PrimitiveDecoder { values, position: 0 }
+        PrimitiveDecoder {
+            values,
+            position: 0,
+        }
     }
 
     #[inline]
@@ -66,7 +69,11 @@ macro_rules! primitive {
         }
 
         impl ValueDecoder<$t> for PrimitiveDecoder<$t> {
-            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+            fn new(
+                node: NodeRef<'_>,
+                count: usize,
+                ctx: &mut DecodeContext<'_>,
+            ) -> Result<Self, DecodeError> {
                 if is_empty_void(node, count)? {
                     return Ok(PrimitiveDecoder::from_values(Vec::new()));
                 }
@@ -112,7 +119,11 @@ stored_int!(u8 => u8, u16 => u16, u32 => u32, u64 => u64, u128 => u128, i8 => u8
 
 /// Reads the stored integers of `node` as `S`, then converts each to `T`, failing on the first
 /// value `T` cannot hold.
-fn convert_ints<S, T>(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Vec<T>, DecodeError>
+fn convert_ints<S, T>(
+    node: NodeRef<'_>,
+    count: usize,
+    ctx: &mut DecodeContext<'_>,
+) -> Result<Vec<T>, DecodeError>
 where
     S: StoredInt + std::fmt::Display,
     T: TryFrom<S>,
@@ -141,7 +152,11 @@ where
 }
 
 /// Reads any integer node into integers of type `T`.
-fn decode_int<T>(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Vec<T>, DecodeError>
+fn decode_int<T>(
+    node: NodeRef<'_>,
+    count: usize,
+    ctx: &mut DecodeContext<'_>,
+) -> Result<Vec<T>, DecodeError>
 where
     T: TryFrom<u8> + TryFrom<u16> + TryFrom<u32> + TryFrom<u64> + TryFrom<u128>,
     T: TryFrom<i8> + TryFrom<i16> + TryFrom<i32> + TryFrom<i64> + TryFrom<i128>,
@@ -162,21 +177,84 @@ where
 }
 
 primitive!(u8, NodeType::U8, |v| Column::Int(Words::U8(v)), decode_int);
-primitive!(u16, NodeType::U16, |v| Column::Int(Words::U16(v)), decode_int);
-primitive!(u32, NodeType::U32, |v| Column::Int(Words::U32(v)), decode_int);
-primitive!(u64, NodeType::U64, |v| Column::Int(Words::U64(v)), decode_int);
-primitive!(u128, NodeType::U128, |v| Column::Int(Words::U128(v)), decode_int);
-primitive!(usize, NodeType::U64, |v| Column::Int(Words::U64(v.into_iter().map(|x| x as u64).collect())), decode_int);
-primitive!(i8, NodeType::I8, |v| Column::Int(Words::U8(v.into_iter().map(|x| x as u8).collect())), decode_int);
-primitive!(i16, NodeType::I16, |v| Column::Int(Words::U16(v.into_iter().map(|x| x as u16).collect())), decode_int);
-primitive!(i32, NodeType::I32, |v| Column::Int(Words::U32(v.into_iter().map(|x| x as u32).collect())), decode_int);
-primitive!(i64, NodeType::I64, |v| Column::Int(Words::U64(v.into_iter().map(|x| x as u64).collect())), decode_int);
-primitive!(i128, NodeType::I128, |v| Column::Int(Words::U128(v.into_iter().map(|x| x as u128).collect())), decode_int);
-primitive!(isize, NodeType::I64, |v| Column::Int(Words::U64(v.into_iter().map(|x| x as i64 as u64).collect())), decode_int);
+primitive!(
+    u16,
+    NodeType::U16,
+    |v| Column::Int(Words::U16(v)),
+    decode_int
+);
+primitive!(
+    u32,
+    NodeType::U32,
+    |v| Column::Int(Words::U32(v)),
+    decode_int
+);
+primitive!(
+    u64,
+    NodeType::U64,
+    |v| Column::Int(Words::U64(v)),
+    decode_int
+);
+primitive!(
+    u128,
+    NodeType::U128,
+    |v| Column::Int(Words::U128(v)),
+    decode_int
+);
+primitive!(
+    usize,
+    NodeType::U64,
+    |v| Column::Int(Words::U64(v.into_iter().map(|x| x as u64).collect())),
+    decode_int
+);
+primitive!(
+    i8,
+    NodeType::I8,
+    |v| Column::Int(Words::U8(v.into_iter().map(|x| x as u8).collect())),
+    decode_int
+);
+primitive!(
+    i16,
+    NodeType::I16,
+    |v| Column::Int(Words::U16(v.into_iter().map(|x| x as u16).collect())),
+    decode_int
+);
+primitive!(
+    i32,
+    NodeType::I32,
+    |v| Column::Int(Words::U32(v.into_iter().map(|x| x as u32).collect())),
+    decode_int
+);
+primitive!(
+    i64,
+    NodeType::I64,
+    |v| Column::Int(Words::U64(v.into_iter().map(|x| x as u64).collect())),
+    decode_int
+);
+primitive!(
+    i128,
+    NodeType::I128,
+    |v| Column::Int(Words::U128(v.into_iter().map(|x| x as u128).collect())),
+    decode_int
+);
+primitive!(
+    isize,
+    NodeType::I64,
+    |v| Column::Int(Words::U64(v.into_iter().map(|x| x as i64 as u64).collect())),
+    decode_int
+);
 
-fn decode_f32(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Vec<f32>, DecodeError> {
+fn decode_f32(
+    node: NodeRef<'_>,
+    count: usize,
+    ctx: &mut DecodeContext<'_>,
+) -> Result<Vec<f32>, DecodeError> {
     match node.node_type() {
-        NodeType::F32 => Ok(ctx.floats::<u32>(node, count)?.into_iter().map(f32::from_bits).collect()),
+        NodeType::F32 => Ok(ctx
+            .floats::<u32>(node, count)?
+            .into_iter()
+            .map(f32::from_bits)
+            .collect()),
         NodeType::F64 => Err(DecodeError::new(
             DecodeErrorKind::SchemaMismatch,
             node.path(),
@@ -186,22 +264,48 @@ fn decode_f32(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> R
     }
 }
 
-fn decode_f64(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Vec<f64>, DecodeError> {
+fn decode_f64(
+    node: NodeRef<'_>,
+    count: usize,
+    ctx: &mut DecodeContext<'_>,
+) -> Result<Vec<f64>, DecodeError> {
     match node.node_type() {
-        NodeType::F64 => Ok(ctx.floats::<u64>(node, count)?.into_iter().map(f64::from_bits).collect()),
+        NodeType::F64 => Ok(ctx
+            .floats::<u64>(node, count)?
+            .into_iter()
+            .map(f64::from_bits)
+            .collect()),
         NodeType::F32 => {
             ctx.charge(node, count, size_of::<f64>())?;
             // Widening is exact, and keeps NaN payloads as far as IEEE 754 conversion does.
-            Ok(ctx.floats::<u32>(node, count)?.into_iter().map(|bits| f64::from(f32::from_bits(bits))).collect())
+            Ok(ctx
+                .floats::<u32>(node, count)?
+                .into_iter()
+                .map(|bits| f64::from(f32::from_bits(bits)))
+                .collect())
         }
         _ => Err(node.mismatch("f64")),
     }
 }
 
-primitive!(f32, NodeType::F32, |v| Column::Float(Words::U32(v.into_iter().map(f32::to_bits).collect())), decode_f32);
-primitive!(f64, NodeType::F64, |v| Column::Float(Words::U64(v.into_iter().map(f64::to_bits).collect())), decode_f64);
+primitive!(
+    f32,
+    NodeType::F32,
+    |v| Column::Float(Words::U32(v.into_iter().map(f32::to_bits).collect())),
+    decode_f32
+);
+primitive!(
+    f64,
+    NodeType::F64,
+    |v| Column::Float(Words::U64(v.into_iter().map(f64::to_bits).collect())),
+    decode_f64
+);
 
-fn decode_bool(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Vec<bool>, DecodeError> {
+fn decode_bool(
+    node: NodeRef<'_>,
+    count: usize,
+    ctx: &mut DecodeContext<'_>,
+) -> Result<Vec<bool>, DecodeError> {
     match node.node_type() {
         NodeType::Bool => ctx.bools(node, count),
         _ => Err(node.mismatch("bool")),
@@ -210,14 +314,19 @@ fn decode_bool(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> 
 
 primitive!(bool, NodeType::Bool, |v| Column::Bool(v), decode_bool);
 
-fn decode_char(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Vec<char>, DecodeError> {
+fn decode_char(
+    node: NodeRef<'_>,
+    count: usize,
+    ctx: &mut DecodeContext<'_>,
+) -> Result<Vec<char>, DecodeError> {
     match node.node_type() {
         NodeType::Char => ctx
             .words::<u32>(node, count)?
             .into_iter()
             .map(|code| {
                 char::from_u32(code).ok_or_else(|| {
-                    corrupt(format!("{code:#x} is not a Unicode scalar value")).at_path_if_unset(|| node.path())
+                    corrupt(format!("{code:#x} is not a Unicode scalar value"))
+                        .at_path_if_unset(|| node.path())
                 })
             })
             .collect(),
@@ -225,7 +334,12 @@ fn decode_char(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> 
     }
 }
 
-primitive!(char, NodeType::Char, |v| Column::Int(Words::U32(v.into_iter().map(u32::from).collect())), decode_char);
+primitive!(
+    char,
+    NodeType::Char,
+    |v| Column::Int(Words::U32(v.into_iter().map(u32::from).collect())),
+    decode_char
+);
 
 /// Decodes values without data: `()`, `PhantomData`.
 #[derive(Debug)]

@@ -21,7 +21,10 @@ pub struct SeqEncoder<T: Encode> {
 
 impl<T: Encode> SeqEncoder<T> {
     fn new_at(depth: usize) -> Self {
-        SeqEncoder { lengths: Vec::new(), items: Lazy::new(depth + 1) }
+        SeqEncoder {
+            lengths: Vec::new(),
+            items: Lazy::new(depth + 1),
+        }
     }
 
     #[inline]
@@ -114,7 +117,12 @@ impl Lengths {
 }
 
 /// Reads the lengths of `count` values from a sequence or array node, and their total.
-fn read_lengths(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>, expected: &str) -> Result<(Lengths, usize), DecodeError> {
+fn read_lengths(
+    node: NodeRef<'_>,
+    count: usize,
+    ctx: &mut DecodeContext<'_>,
+    expected: &str,
+) -> Result<(Lengths, usize), DecodeError> {
     if is_empty_void(node, count)? {
         return Ok((Lengths::Fixed(0), 0));
     }
@@ -126,7 +134,11 @@ fn read_lengths(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>, ex
         NodeType::Array => {
             let len = usize::try_from(node.array_len()).unwrap_or(usize::MAX);
             let total = len.checked_mul(count).ok_or_else(|| {
-                DecodeError::new(DecodeErrorKind::LimitExceeded, node.path(), "the array items add up to more than memory can address")
+                DecodeError::new(
+                    DecodeErrorKind::LimitExceeded,
+                    node.path(),
+                    "the array items add up to more than memory can address",
+                )
             })?;
             Ok((Lengths::Fixed(len), total))
         }
@@ -142,19 +154,33 @@ pub struct SeqDecoder<T: Decode> {
 }
 
 impl<T: Decode> SeqDecoder<T> {
-    fn build(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+    fn build(
+        node: NodeRef<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError> {
         let (lengths, total) = read_lengths(node, count, ctx, "a sequence")?;
         if total == 0 {
-            return Ok(SeqDecoder { lengths, items: None });
+            return Ok(SeqDecoder {
+                lengths,
+                items: None,
+            });
         }
         ctx.charge(node, total, size_of::<T>())?;
         let child = node.child(0).unwrap_or_else(|| node.void());
-        Ok(SeqDecoder { lengths, items: Some(Box::new(T::Decoder::new(child, total, ctx)?)) })
+        Ok(SeqDecoder {
+            lengths,
+            items: Some(Box::new(T::Decoder::new(child, total, ctx)?)),
+        })
     }
 
     /// The items of the next sequence, through `collect`.
     #[inline]
-    fn next_with<C>(&mut self, collect: impl FnOnce(&mut T::Decoder, usize) -> C, empty: impl FnOnce() -> C) -> C {
+    fn next_with<C>(
+        &mut self,
+        collect: impl FnOnce(&mut T::Decoder, usize) -> C,
+        empty: impl FnOnce() -> C,
+    ) -> C {
         let len = self.lengths.next();
         match self.items.as_deref_mut() {
             Some(items) if len > 0 => collect(items, len),
@@ -197,7 +223,9 @@ pub struct ArrayEncoder<T: Encode> {
 
 impl<T: Encode, const N: usize> ValueEncoder<[T; N]> for ArrayEncoder<T> {
     fn new(depth: usize) -> Self {
-        ArrayEncoder { items: T::Encoder::new(depth + 1) }
+        ArrayEncoder {
+            items: T::Encoder::new(depth + 1),
+        }
     }
 
     #[inline]
@@ -222,12 +250,18 @@ pub struct ArrayDecoder<T: Decode> {
 }
 
 impl<T: Decode, const N: usize> ValueDecoder<[T; N]> for ArrayDecoder<T> {
-    fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+    fn new(
+        node: NodeRef<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError> {
         let expected = format!("an array of {N}");
         let (lengths, total) = read_lengths(node, count, ctx, &expected)?;
         let wrong_length = match lengths {
             Lengths::Fixed(len) => (count > 0 && len != N).then_some(len),
-            Lengths::Stream(mut lengths) => lengths.find(|&len| len != N as u64).map(|len| len as usize),
+            Lengths::Stream(mut lengths) => {
+                lengths.find(|&len| len != N as u64).map(|len| len as usize)
+            }
         };
         if let Some(len) = wrong_length {
             return Err(DecodeError::new(
@@ -240,7 +274,9 @@ impl<T: Decode, const N: usize> ValueDecoder<[T; N]> for ArrayDecoder<T> {
             ctx.charge(node, total, size_of::<T>())?;
         }
         let child = node.child(0).unwrap_or_else(|| node.void());
-        Ok(ArrayDecoder { items: T::Decoder::new(child, total, ctx)? })
+        Ok(ArrayDecoder {
+            items: T::Decoder::new(child, total, ctx)?,
+        })
     }
 
     #[inline]

@@ -47,7 +47,11 @@ pub struct StrDecoder<T> {
 }
 
 impl<T: From<String>> ValueDecoder<T> for StrDecoder<T> {
-    fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+    fn new(
+        node: NodeRef<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError> {
         let column = if is_empty_void(node, count)? {
             StrColumn::default()
         } else if node.node_type() == NodeType::Str {
@@ -55,12 +59,20 @@ impl<T: From<String>> ValueDecoder<T> for StrDecoder<T> {
         } else {
             return Err(node.mismatch("a string"));
         };
-        Ok(StrDecoder { column, position: 0, _type: PhantomData })
+        Ok(StrDecoder {
+            column,
+            position: 0,
+            _type: PhantomData,
+        })
     }
 
     #[inline]
     fn next(&mut self) -> T {
-        let value = if self.position < self.column.len() { self.column.get(self.position) } else { "" };
+        let value = if self.position < self.column.len() {
+            self.column.get(self.position)
+        } else {
+            ""
+        };
         self.position += 1;
         T::from(value.to_owned())
     }

@@ -24,7 +24,10 @@ pub(super) fn fits<W: Word>(min: W, max: W) -> bool {
 }
 
 fn offsets<W: Word>(values: &[W], min: W) -> Vec<u32> {
-    values.iter().map(|&v| v.wrapping_sub(min).low_u64() as u32).collect()
+    values
+        .iter()
+        .map(|&v| v.wrapping_sub(min).low_u64() as u32)
+        .collect()
 }
 
 fn block_bits(block: &[u32]) -> u32 {
@@ -35,8 +38,14 @@ fn block_bits(block: &[u32]) -> u32 {
 pub(super) fn size<W: Word>(values: &[W], min: W) -> usize {
     let offsets = offsets(values, min);
     let large_end = offsets.len() / LARGE * LARGE;
-    let large: usize = offsets[..large_end].chunks(LARGE).map(|b| 1 + 16 * block_bits(b) as usize).sum();
-    let small: usize = offsets[large_end..].chunks(SMALL).map(|b| 1 + 4 * block_bits(b) as usize).sum();
+    let large: usize = offsets[..large_end]
+        .chunks(LARGE)
+        .map(|b| 1 + 16 * block_bits(b) as usize)
+        .sum();
+    let small: usize = offsets[large_end..]
+        .chunks(SMALL)
+        .map(|b| 1 + 4 * block_bits(b) as usize)
+        .sum();
     1 + varint::len(min) + large + small
 }
 
@@ -66,7 +75,10 @@ pub(super) fn encode<W: Word>(values: &[W], min: W, out: &mut Vec<u8>) {
 }
 
 /// Reads one block's bit width and packed bytes, checked before the packer sees them.
-fn block<'a>(reader: &mut ByteReader<'a>, bytes_per_bit: usize) -> Result<(u8, &'a [u8]), DecodeError> {
+fn block<'a>(
+    reader: &mut ByteReader<'a>,
+    bytes_per_bit: usize,
+) -> Result<(u8, &'a [u8]), DecodeError> {
     let bits = reader.u8()?;
     if bits > 32 {
         return Err(corrupt(format!("a bit-packed block of {bits} bits")));
@@ -80,7 +92,10 @@ pub(super) fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, Decod
     let large_blocks = count / LARGE;
     let small_blocks = (count % LARGE).div_ceil(SMALL);
     if large_blocks + small_blocks > reader.remaining() {
-        return Err(corrupt(format!("{} bytes cannot hold {count} bit-packed values", reader.remaining())));
+        return Err(corrupt(format!(
+            "{} bytes cannot hold {count} bit-packed values",
+            reader.remaining()
+        )));
     }
     let mut values = Vec::with_capacity(count);
     let mut buffer = [0u32; LARGE];
@@ -88,14 +103,22 @@ pub(super) fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, Decod
     for _ in 0..large_blocks {
         let (bits, packed) = block(&mut reader, 16)?;
         packer.decompress(packed, &mut buffer, bits);
-        values.extend(buffer.iter().map(|&v| W::from_u64(u64::from(v)).wrapping_add(min)));
+        values.extend(
+            buffer
+                .iter()
+                .map(|&v| W::from_u64(u64::from(v)).wrapping_add(min)),
+        );
     }
     let packer = BitPacker1x::new();
     for _ in 0..small_blocks {
         let (bits, packed) = block(&mut reader, 4)?;
         packer.decompress(packed, &mut buffer[..SMALL], bits);
         let take = (count - values.len()).min(SMALL);
-        values.extend(buffer[..take].iter().map(|&v| W::from_u64(u64::from(v)).wrapping_add(min)));
+        values.extend(
+            buffer[..take]
+                .iter()
+                .map(|&v| W::from_u64(u64::from(v)).wrapping_add(min)),
+        );
     }
     reader.finish("bit-packed blocks")?;
     Ok(values)
@@ -107,7 +130,10 @@ mod tests {
 
     /// The plain reference: every value minus `min` in `bits` bits, one by one.
     fn reference_bits<W: Word>(values: &[W], min: W) -> Vec<u32> {
-        values.iter().map(|&v| bit_width(v.wrapping_sub(min))).collect()
+        values
+            .iter()
+            .map(|&v| bit_width(v.wrapping_sub(min)))
+            .collect()
     }
 
     #[test]
@@ -115,14 +141,24 @@ mod tests {
         for len in [0usize, 1, 31, 32, 33, 127, 128, 129, 300, 1000] {
             for bits in [0u32, 1, 7, 17, 31, 32] {
                 let values: Vec<u64> = (0..len as u64)
-                    .map(|i| if bits == 0 { 5 } else { 5 + (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) })
+                    .map(|i| {
+                        if bits == 0 {
+                            5
+                        } else {
+                            5 + (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits))
+                        }
+                    })
                     .collect();
                 let min = values.iter().copied().min().unwrap_or(0);
                 assert!(reference_bits(&values, min).iter().all(|&b| b <= bits));
                 let mut out = Vec::new();
                 encode(&values, min, &mut out);
                 assert_eq!(out.len(), size(&values, min), "len {len} bits {bits}");
-                assert_eq!(decode::<u64>(&out[1..], len).unwrap(), values, "len {len} bits {bits}");
+                assert_eq!(
+                    decode::<u64>(&out[1..], len).unwrap(),
+                    values,
+                    "len {len} bits {bits}"
+                );
             }
         }
     }
@@ -139,7 +175,10 @@ mod tests {
     fn hostile_streams_are_errors() {
         assert!(decode::<u32>(&[0, 33, 0], 32).is_err(), "more than 32 bits");
         assert!(decode::<u32>(&[0, 8, 1, 2], 32).is_err(), "short block");
-        assert!(decode::<u32>(&[0, 0], usize::MAX).is_err(), "count past the bytes");
+        assert!(
+            decode::<u32>(&[0, 0], usize::MAX).is_err(),
+            "count past the bytes"
+        );
         assert!(decode::<u32>(&[0, 0, 0], 32).is_err(), "trailing bytes");
     }
 }

@@ -33,13 +33,21 @@ pub(super) fn encode<W: Word>(values: &[W], max: W, out: &mut Vec<u8>) {
 }
 
 pub(super) fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
-    let (&width, data) = body.split_first().ok_or_else(|| corrupt("fixed-width stream without a width"))?;
+    let (&width, data) = body
+        .split_first()
+        .ok_or_else(|| corrupt("fixed-width stream without a width"))?;
     let width = usize::from(width);
     if width > W::BYTES {
-        return Err(corrupt(format!("fixed width of {width} bytes for {}-bit integers", W::BITS)));
+        return Err(corrupt(format!(
+            "fixed width of {width} bytes for {}-bit integers",
+            W::BITS
+        )));
     }
     if count.checked_mul(width) != Some(data.len()) {
-        return Err(corrupt(format!("{} bytes cannot hold {count} values of {width} bytes", data.len())));
+        return Err(corrupt(format!(
+            "{} bytes cannot hold {count} values of {width} bytes",
+            data.len()
+        )));
     }
     if width == 0 {
         return Ok(vec![W::ZERO; count]);
@@ -64,9 +72,15 @@ mod tests {
 
     #[test]
     fn hostile_streams_are_errors() {
-        assert!(decode::<u8>(&[2, 0, 0], 1).is_err(), "width above the word size");
+        assert!(
+            decode::<u8>(&[2, 0, 0], 1).is_err(),
+            "width above the word size"
+        );
         assert!(decode::<u32>(&[4, 0, 0, 0], 1).is_err(), "short data");
-        assert!(decode::<u64>(&[1], usize::MAX).is_err(), "count past the bytes");
+        assert!(
+            decode::<u64>(&[1], usize::MAX).is_err(),
+            "count past the bytes"
+        );
         assert!(decode::<u64>(&[], 0).is_err(), "no width");
     }
 }

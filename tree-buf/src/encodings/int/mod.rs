@@ -178,7 +178,11 @@ pub(crate) fn bit_width<W: Word>(value: W) -> u32 {
 
 /// Decodes `count` words. The caller has charged the budget for the words themselves; nested
 /// allocations are charged here.
-pub(crate) fn decode<W: Word>(bytes: &[u8], count: usize, budget: &mut Budget) -> Result<Vec<W>, DecodeError> {
+pub(crate) fn decode<W: Word>(
+    bytes: &[u8],
+    count: usize,
+    budget: &mut Budget,
+) -> Result<Vec<W>, DecodeError> {
     decode_nested(bytes, count, budget, 0)
 }
 
@@ -190,7 +194,9 @@ pub(crate) fn decode_nested<W: Word>(
     depth: usize,
 ) -> Result<Vec<W>, DecodeError> {
     if depth > MAX_CASCADE {
-        return Err(corrupt(format!("encodings nest deeper than {MAX_CASCADE} levels")));
+        return Err(corrupt(format!(
+            "encodings nest deeper than {MAX_CASCADE} levels"
+        )));
     }
     let mut reader = ByteReader::new(bytes);
     let tag = reader.u8()?;
@@ -216,13 +222,17 @@ pub(crate) fn decode_nested<W: Word>(
 /// The most bytes an honest stream of `count` words can take, nested encodings included; bounds
 /// what a zstd frame may claim to expand to.
 pub(crate) fn max_stream_size<W: Word>(count: usize) -> usize {
-    count.saturating_mul(3 * (W::BYTES + 3)).saturating_add(1024)
+    count
+        .saturating_mul(3 * (W::BYTES + 3))
+        .saturating_add(1024)
 }
 
 /// Names the cascade of an encoded stream, such as `delta → zigzag → bitpack`, for size listings.
 pub(crate) fn describe(bytes: &[u8]) -> String {
     let mut reader = ByteReader::new(bytes);
-    let Ok(tag) = reader.u8() else { return "empty".into() };
+    let Ok(tag) = reader.u8() else {
+        return "empty".into();
+    };
     let body = reader.rest();
     let nested = |bytes: &[u8]| describe(bytes);
     match tag {
@@ -261,7 +271,9 @@ pub(crate) mod tests {
             vec![u64::MAX; 300],
             (0..5000).collect(),
             (0..5000).map(|i| i * 1000 + 7).collect(),
-            (0..3000).map(|i| if i % 2 == 0 { 0 } else { u64::MAX }).collect(),
+            (0..3000)
+                .map(|i| if i % 2 == 0 { 0 } else { u64::MAX })
+                .collect(),
             (0..2000).map(|_| random()).collect(),
             (0..2000).map(|_| random() % 100).collect(),
             (0..4000).map(|_| random() % 3).collect(),
@@ -274,8 +286,14 @@ pub(crate) mod tests {
     fn round_trip_with<W: Word>(values: &[W], settings: &Settings) {
         let mut out = Vec::new();
         encode(values, settings, &mut out);
-        let back = decode::<W>(&out, values.len(), &mut Budget::new(u64::MAX))
-            .unwrap_or_else(|e| panic!("{e} for {} values encoded as {}", values.len(), describe(&out)));
+        let back =
+            decode::<W>(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap_or_else(|e| {
+                panic!(
+                    "{e} for {} values encoded as {}",
+                    values.len(),
+                    describe(&out)
+                )
+            });
         assert_eq!(back, values, "encoded as {}", describe(&out));
     }
 
@@ -284,10 +302,25 @@ pub(crate) mod tests {
         for settings in [Settings::default(), Settings::fast(), Settings::small()] {
             for shape in shapes() {
                 round_trip_with(&shape, &settings);
-                round_trip_with(&shape.iter().map(|&v| v as u8).collect::<Vec<_>>(), &settings);
-                round_trip_with(&shape.iter().map(|&v| v as u16).collect::<Vec<_>>(), &settings);
-                round_trip_with(&shape.iter().map(|&v| v as u32).collect::<Vec<_>>(), &settings);
-                round_trip_with(&shape.iter().map(|&v| u128::from(v) << 60).collect::<Vec<_>>(), &settings);
+                round_trip_with(
+                    &shape.iter().map(|&v| v as u8).collect::<Vec<_>>(),
+                    &settings,
+                );
+                round_trip_with(
+                    &shape.iter().map(|&v| v as u16).collect::<Vec<_>>(),
+                    &settings,
+                );
+                round_trip_with(
+                    &shape.iter().map(|&v| v as u32).collect::<Vec<_>>(),
+                    &settings,
+                );
+                round_trip_with(
+                    &shape
+                        .iter()
+                        .map(|&v| u128::from(v) << 60)
+                        .collect::<Vec<_>>(),
+                    &settings,
+                );
             }
         }
     }
@@ -303,6 +336,11 @@ pub(crate) mod tests {
     fn unknown_tags_and_empty_streams_are_errors() {
         assert!(decode::<u64>(&[0x7f], 0, &mut Budget::new(u64::MAX)).is_err());
         assert!(decode::<u64>(&[], 0, &mut Budget::new(u64::MAX)).is_err());
-        assert!(decode::<u64>(&[super::super::float::DECIMAL, 0], 1, &mut Budget::new(u64::MAX)).is_err());
+        assert!(decode::<u64>(
+            &[super::super::float::DECIMAL, 0],
+            1,
+            &mut Budget::new(u64::MAX)
+        )
+        .is_err());
     }
 }

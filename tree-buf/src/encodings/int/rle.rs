@@ -43,7 +43,12 @@ pub(super) fn encode<W: Word>(values: &[W], settings: &Settings, chain: Chain, o
     encode_nested(&run_values, settings, chain, out);
 }
 
-pub(super) fn decode<W: Word>(body: &[u8], count: usize, budget: &mut Budget, depth: usize) -> Result<Vec<W>, DecodeError> {
+pub(super) fn decode<W: Word>(
+    body: &[u8],
+    count: usize,
+    budget: &mut Budget,
+    depth: usize,
+) -> Result<Vec<W>, DecodeError> {
     let mut reader = ByteReader::new(body);
     let runs = reader.count(0)?;
     if runs > count || (runs == 0 && count > 0) {
@@ -54,22 +59,35 @@ pub(super) fn decode<W: Word>(body: &[u8], count: usize, budget: &mut Budget, de
     let run_values = decode_nested::<W>(reader.rest(), runs, budget, depth + 1)?;
     let mut values = Vec::with_capacity(count);
     for (length, value) in lengths.into_iter().zip(run_values) {
-        let length = usize::try_from(length).ok().and_then(|l| l.checked_add(1)).filter(|&l| l <= count - values.len());
-        let Some(length) = length else { return Err(corrupt(format!("runs add up to more than {count} values"))) };
+        let length = usize::try_from(length)
+            .ok()
+            .and_then(|l| l.checked_add(1))
+            .filter(|&l| l <= count - values.len());
+        let Some(length) = length else {
+            return Err(corrupt(format!("runs add up to more than {count} values")));
+        };
         values.resize(values.len() + length, value);
     }
     if values.len() != count {
-        return Err(corrupt(format!("runs add up to {} values, not {count}", values.len())));
+        return Err(corrupt(format!(
+            "runs add up to {} values, not {count}",
+            values.len()
+        )));
     }
     Ok(values)
 }
 
 pub(super) fn describe(body: &[u8]) -> String {
     let mut reader = ByteReader::new(body);
-    let (Ok(_), Ok(lengths)) = (reader.varint(), reader.prefixed()) else { return "rle(corrupt)".into() };
-    format!("rle(lengths: {}, values: {})", describe_stream(lengths), describe_stream(reader.rest()))
+    let (Ok(_), Ok(lengths)) = (reader.varint(), reader.prefixed()) else {
+        return "rle(corrupt)".into();
+    };
+    format!(
+        "rle(lengths: {}, values: {})",
+        describe_stream(lengths),
+        describe_stream(reader.rest())
+    )
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -78,7 +96,10 @@ mod tests {
     fn round_trip(values: &[u32]) {
         let mut out = Vec::new();
         encode(values, &Settings::default(), Chain::default(), &mut out);
-        assert_eq!(decode::<u32>(&out[1..], values.len(), &mut Budget::new(u64::MAX), 0).unwrap(), values);
+        assert_eq!(
+            decode::<u32>(&out[1..], values.len(), &mut Budget::new(u64::MAX), 0).unwrap(),
+            values
+        );
     }
 
     #[test]
@@ -99,7 +120,13 @@ mod tests {
         write_prefixed(&mut body, &lengths);
         body.extend([0x00, 1, 5]);
         assert!(decode::<u32>(&body, 10, &mut Budget::new(u64::MAX), 0).is_err());
-        assert!(decode::<u32>(&[5], 2, &mut Budget::new(u64::MAX), 0).is_err(), "more runs than values");
-        assert!(decode::<u32>(&[0], 2, &mut Budget::new(u64::MAX), 0).is_err(), "no runs");
+        assert!(
+            decode::<u32>(&[5], 2, &mut Budget::new(u64::MAX), 0).is_err(),
+            "more runs than values"
+        );
+        assert!(
+            decode::<u32>(&[0], 2, &mut Budget::new(u64::MAX), 0).is_err(),
+            "no runs"
+        );
     }
 }

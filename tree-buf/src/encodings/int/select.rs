@@ -25,7 +25,10 @@ impl Chain {
     pub(crate) const DICTIONARY: u8 = 8;
 
     pub(crate) fn with(self, step: u8) -> Chain {
-        Chain { used: self.used | step, depth: self.depth + 1 }
+        Chain {
+            used: self.used | step,
+            depth: self.depth + 1,
+        }
     }
 
     fn has(self, step: u8) -> bool {
@@ -63,10 +66,16 @@ struct Stats<W> {
 
 impl<W: Word> Stats<W> {
     fn of(values: &[W]) -> Self {
-        let (min, max) = values.iter().fold((values.first().copied().unwrap_or_default(), W::ZERO), |(min, max), &v| {
-            (min.min(v), max.max(v))
-        });
-        Stats { len: values.len(), min, max, runs: rle::count_runs(values) }
+        let (min, max) = values.iter().fold(
+            (values.first().copied().unwrap_or_default(), W::ZERO),
+            |(min, max), &v| (min.min(v), max.max(v)),
+        );
+        Stats {
+            len: values.len(),
+            min,
+            max,
+            runs: rle::count_runs(values),
+        }
     }
 }
 
@@ -77,20 +86,38 @@ pub(crate) fn encode<W: Word>(values: &[W], settings: &Settings, out: &mut Vec<u
 
 /// [`encode`] for a column whose values come in groups of `group` words (the items of fixed-size
 /// arrays), which may then share a dictionary of whole groups.
-pub(crate) fn encode_grouped<W: Word>(values: &[W], group: usize, settings: &Settings, out: &mut Vec<u8>) {
+pub(crate) fn encode_grouped<W: Word>(
+    values: &[W],
+    group: usize,
+    settings: &Settings,
+    out: &mut Vec<u8>,
+) {
     encode_top(values, Some(group), settings, out);
 }
 
 fn encode_top<W: Word>(values: &[W], group: Option<usize>, settings: &Settings, out: &mut Vec<u8>) {
-    zstd::best_of(settings, out, |settings, out| encode_choice(values, group, settings, Chain::default(), out));
+    zstd::best_of(settings, out, |settings, out| {
+        encode_choice(values, group, settings, Chain::default(), out)
+    });
 }
 
 /// Encodes a stream nested in another encoding.
-pub(crate) fn encode_nested<W: Word>(values: &[W], settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
+pub(crate) fn encode_nested<W: Word>(
+    values: &[W],
+    settings: &Settings,
+    chain: Chain,
+    out: &mut Vec<u8>,
+) {
     encode_choice(values, None, settings, chain, out);
 }
 
-fn encode_choice<W: Word>(values: &[W], group: Option<usize>, settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
+fn encode_choice<W: Word>(
+    values: &[W],
+    group: Option<usize>,
+    settings: &Settings,
+    chain: Chain,
+    out: &mut Vec<u8>,
+) {
     let choice = choose(values, group, settings, chain);
     let start = out.len();
     encode_as(values, choice, settings, chain, out);
@@ -104,7 +131,10 @@ fn encode_choice<W: Word>(values: &[W], group: Option<usize>, settings: &Setting
 }
 
 fn is_transform(choice: Choice) -> bool {
-    !matches!(choice, Choice::Fixed | Choice::Varint | Choice::BitPack | Choice::Simple16)
+    !matches!(
+        choice,
+        Choice::Fixed | Choice::Varint | Choice::BitPack | Choice::Simple16
+    )
 }
 
 /// Evenly spaced windows of neighbours, each a multiple of `align` values long.
@@ -122,7 +152,12 @@ fn sample<W: Word>(values: &[W], align: usize) -> Cow<'_, [W]> {
     Cow::Owned(sample)
 }
 
-fn choose<W: Word>(values: &[W], group: Option<usize>, settings: &Settings, chain: Chain) -> Choice {
+fn choose<W: Word>(
+    values: &[W],
+    group: Option<usize>,
+    settings: &Settings,
+    chain: Chain,
+) -> Choice {
     let sample = sample(values, group.unwrap_or(1));
     let stats = Stats::of(&sample);
     let (mut best, mut best_size) = best_leaf(&sample, &stats, settings);
@@ -160,10 +195,18 @@ fn best_leaf<W: Word>(values: &[W], stats: &Stats<W>, settings: &Settings) -> (C
     best
 }
 
-fn transforms<W: Word>(sample: &[W], stats: &Stats<W>, group: Option<usize>, chain: Chain) -> Vec<Choice> {
+fn transforms<W: Word>(
+    sample: &[W],
+    stats: &Stats<W>,
+    group: Option<usize>,
+    chain: Chain,
+) -> Vec<Choice> {
     let mut candidates = Vec::new();
     if let Some(group) = group {
-        if chain.depth == 0 && dictionary::count_groups(sample, group).is_some_and(|d| d * 2 <= sample.len() / group) {
+        if chain.depth == 0
+            && dictionary::count_groups(sample, group)
+                .is_some_and(|d| d * 2 <= sample.len() / group)
+        {
             candidates.push(Choice::Groups(group));
         }
     }
@@ -187,7 +230,13 @@ fn transforms<W: Word>(sample: &[W], stats: &Stats<W>, group: Option<usize>, cha
     candidates
 }
 
-fn encode_as<W: Word>(values: &[W], choice: Choice, settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
+fn encode_as<W: Word>(
+    values: &[W],
+    choice: Choice,
+    settings: &Settings,
+    chain: Chain,
+    out: &mut Vec<u8>,
+) {
     let stats = || Stats::of(values);
     match choice {
         Choice::Fixed => fixed::encode(values, stats().max, out),
@@ -231,7 +280,10 @@ mod tests {
     fn encoded(values: &[u64]) -> Vec<u8> {
         let mut out = Vec::new();
         encode(values, &Settings::fast(), &mut out);
-        assert_eq!(decode::<u64>(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap(), values);
+        assert_eq!(
+            decode::<u64>(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap(),
+            values
+        );
         out
     }
 
@@ -259,33 +311,65 @@ mod tests {
 
     #[test]
     fn small_random_values_pack_into_their_bits() {
-        let values: Vec<u64> = (0..10_000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 59).collect();
+        let values: Vec<u64> = (0..10_000u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 59)
+            .collect();
         let out = encoded(&values);
-        assert!(out.len() <= 10_000 * 5 / 8 + 200, "{} bytes as {}", out.len(), describe(&out));
+        assert!(
+            out.len() <= 10_000 * 5 / 8 + 200,
+            "{} bytes as {}",
+            out.len(),
+            describe(&out)
+        );
     }
 
     #[test]
     fn signed_values_near_zero_use_zigzag() {
         let values: Vec<u64> = (0..5000i64).map(|i| ((i % 7) - 3) as u64).collect();
         let out = encoded(&values);
-        assert!(out.len() < 5000 / 2, "{} bytes as {}", out.len(), describe(&out));
+        assert!(
+            out.len() < 5000 / 2,
+            "{} bytes as {}",
+            out.len(),
+            describe(&out)
+        );
     }
 
     #[test]
     fn repeated_groups_use_a_group_dictionary() {
-        let ids: Vec<u8> = (0..5000u32).flat_map(|i| [(i % 7) as u8 * 31; 20]).collect();
+        let ids: Vec<u8> = (0..5000u32)
+            .flat_map(|i| [(i % 7) as u8 * 31; 20])
+            .collect();
         let mut out = Vec::new();
         encode_grouped(&ids, 20, &Settings::fast(), &mut out);
-        assert!(out.len() < 5000, "{} bytes as {}", out.len(), describe(&out));
-        assert_eq!(decode::<u8>(&out, ids.len(), &mut Budget::new(u64::MAX)).unwrap(), ids);
+        assert!(
+            out.len() < 5000,
+            "{} bytes as {}",
+            out.len(),
+            describe(&out)
+        );
+        assert_eq!(
+            decode::<u8>(&out, ids.len(), &mut Budget::new(u64::MAX)).unwrap(),
+            ids
+        );
     }
 
     #[test]
     fn zstd_wins_on_repetitive_byte_patterns() {
-        let values: Vec<u64> = (0..20_000u64).map(|i| [1_000_003, 77_777_777, 5, 123_456_789_012][(i * i % 4) as usize]).collect();
+        let values: Vec<u64> = (0..20_000u64)
+            .map(|i| [1_000_003, 77_777_777, 5, 123_456_789_012][(i * i % 4) as usize])
+            .collect();
         let mut out = Vec::new();
         encode(&values, &Settings::default(), &mut out);
-        assert_eq!(decode::<u64>(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap(), values);
-        assert!(out.len() < 20_000 / 3, "{} bytes as {}", out.len(), describe(&out));
+        assert_eq!(
+            decode::<u64>(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap(),
+            values
+        );
+        assert!(
+            out.len() < 20_000 / 3,
+            "{} bytes as {}",
+            out.len(),
+            describe(&out)
+        );
     }
 }

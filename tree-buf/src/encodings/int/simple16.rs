@@ -30,9 +30,15 @@ pub(crate) const LIMIT: u64 = 1 << 28;
 /// The field widths of each layout, lowest field first.
 const LAYOUTS: [&[u8]; 16] = [
     &[1; 28],
-    &[2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
-    &[1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1],
-    &[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2],
+    &[
+        2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ],
+    &[
+        1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+    ],
+    &[
+        1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2,
+    ],
     &[2; 14],
     &[4, 3, 3, 3, 3, 3, 3, 3, 3],
     &[3, 4, 4, 4, 4, 3, 3, 3],
@@ -50,7 +56,10 @@ const LAYOUTS: [&[u8]; 16] = [
 /// Whether `values` (the rest of the column) fill the fields of `layout`, padding with zeros.
 #[inline]
 fn fits(layout: &[u8], values: &[u64]) -> bool {
-    layout.iter().zip(values).all(|(&bits, &value)| value >> bits == 0)
+    layout
+        .iter()
+        .zip(values)
+        .all(|(&bits, &value)| value >> bits == 0)
 }
 
 /// Packs values below [`LIMIT`] into words.
@@ -125,10 +134,15 @@ fn unpack_word(word: u32, out: &mut [u32; 28]) -> usize {
 /// Decodes `count` values into 32-bit integers.
 pub(crate) fn decode_u32(body: &[u8], count: usize) -> Result<Vec<u32>, DecodeError> {
     if body.len() % 4 != 0 {
-        return Err(corrupt("Simple16 data is not a whole number of 32-bit words"));
+        return Err(corrupt(
+            "Simple16 data is not a whole number of 32-bit words",
+        ));
     }
     if count > (body.len() / 4).saturating_mul(28) {
-        return Err(corrupt(format!("{} Simple16 words cannot hold {count} values", body.len() / 4)));
+        return Err(corrupt(format!(
+            "{} Simple16 words cannot hold {count} values",
+            body.len() / 4
+        )));
     }
     let mut values = Vec::with_capacity(count);
     let mut fields = [0u32; 28];
@@ -145,7 +159,10 @@ pub(crate) fn decode_u32(body: &[u8], count: usize) -> Result<Vec<u32>, DecodeEr
         values.extend_from_slice(&fields[..take]);
     }
     if values.len() != count {
-        return Err(corrupt(format!("Simple16 words hold {} values, not {count}", values.len())));
+        return Err(corrupt(format!(
+            "Simple16 words hold {} values, not {count}",
+            values.len()
+        )));
     }
     Ok(values)
 }
@@ -157,10 +174,19 @@ pub(super) fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, Decod
         let limit = 1u64 << W::BITS;
         return wide
             .into_iter()
-            .map(|v| if u64::from(v) < limit { Ok(W::from_u64(u64::from(v))) } else { Err(corrupt("a Simple16 value overflows its word")) })
+            .map(|v| {
+                if u64::from(v) < limit {
+                    Ok(W::from_u64(u64::from(v)))
+                } else {
+                    Err(corrupt("a Simple16 value overflows its word"))
+                }
+            })
             .collect();
     }
-    Ok(decode_u32(body, count)?.into_iter().map(|v| W::from_u64(u64::from(v))).collect())
+    Ok(decode_u32(body, count)?
+        .into_iter()
+        .map(|v| W::from_u64(u64::from(v)))
+        .collect())
 }
 
 #[cfg(test)]
@@ -205,16 +231,28 @@ mod tests {
             let small: Vec<u64> = values.iter().map(|v| v % 5).collect();
             let mut out = Vec::new();
             encode(&small, &mut out);
-            assert_eq!(decode::<u8>(&out[1..], small.len()).unwrap(), small.iter().map(|&v| v as u8).collect::<Vec<_>>());
+            assert_eq!(
+                decode::<u8>(&out[1..], small.len()).unwrap(),
+                small.iter().map(|&v| v as u8).collect::<Vec<_>>()
+            );
         }
     }
 
     #[test]
     fn hostile_streams_are_errors() {
         assert!(decode::<u32>(&[0, 0, 0], 1).is_err(), "not whole words");
-        assert!(decode::<u32>(&[0, 0, 0, 0], 29).is_err(), "count past the words");
+        assert!(
+            decode::<u32>(&[0, 0, 0, 0], 29).is_err(),
+            "count past the words"
+        );
         assert!(decode::<u32>(&[2, 0, 0, 0], 1).is_err(), "non-zero padding");
-        assert!(decode::<u32>(&[0, 0, 0, 0, 0, 0, 0, 0], 1).is_err(), "extra word");
-        assert!(decode::<u8>(&0xf000_0fffu32.to_le_bytes(), 1).is_err(), "overflows u8");
+        assert!(
+            decode::<u32>(&[0, 0, 0, 0, 0, 0, 0, 0], 1).is_err(),
+            "extra word"
+        );
+        assert!(
+            decode::<u8>(&0xf000_0fffu32.to_le_bytes(), 1).is_err(),
+            "overflows u8"
+        );
     }
 }

@@ -24,7 +24,12 @@ pub(crate) fn unzigzag<W: Word>(value: W) -> W {
     (value >> 1) ^ (value & W::ONE).wrapping_neg()
 }
 
-pub(super) fn encode_zigzag<W: Word>(values: &[W], settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
+pub(super) fn encode_zigzag<W: Word>(
+    values: &[W],
+    settings: &Settings,
+    chain: Chain,
+    out: &mut Vec<u8>,
+) {
     out.push(ZIGZAG);
     let mapped: Vec<W> = values.iter().map(|&v| zigzag(v)).collect();
     encode_nested(&mapped, settings, chain.with(Chain::ZIGZAG), out);
@@ -56,7 +61,12 @@ pub(super) fn deltas<W: Word>(values: &[W]) -> Vec<W> {
         .collect()
 }
 
-pub(super) fn encode_delta<W: Word>(values: &[W], settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
+pub(super) fn encode_delta<W: Word>(
+    values: &[W],
+    settings: &Settings,
+    chain: Chain,
+    out: &mut Vec<u8>,
+) {
     out.push(DELTA);
     encode_nested(&deltas(values), settings, chain.with(Chain::DELTA), out);
 }

@@ -55,7 +55,10 @@ pub(super) fn read<W: Word>(reader: &mut ByteReader<'_>) -> Result<W, DecodeErro
 
 pub(super) fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
     if count > body.len() {
-        return Err(corrupt(format!("{} bytes cannot hold {count} varints", body.len())));
+        return Err(corrupt(format!(
+            "{} bytes cannot hold {count} varints",
+            body.len()
+        )));
     }
     let mut values = Vec::with_capacity(count);
     let mut reader = ByteReader::new(body);
@@ -86,7 +89,10 @@ mod tests {
         assert!(decode::<u32>(&[0x80], 1).is_err(), "unterminated");
         assert!(decode::<u8>(&[0x80, 0x02], 1).is_err(), "over 8 bits");
         assert!(decode::<u64>(&[1, 2], 1).is_err(), "trailing bytes");
-        assert!(decode::<u64>(&[], usize::MAX).is_err(), "count past the bytes");
+        assert!(
+            decode::<u64>(&[], usize::MAX).is_err(),
+            "count past the bytes"
+        );
         assert!(decode::<u64>(&[0xff; 11], 1).is_err(), "too long");
     }
 }

@@ -1,0 +1,390 @@
+//! The derive on every shape of type, with generics, lifetimes and attributes, and reading files
+//! written by another version of a type.
+
+use std::fmt::Debug;
+use std::marker::PhantomData;
+
+use tree_buf::{decode, encode, try_encode, Decode, DecodeErrorKind, Encode, EncodeErrorKind};
+
+#[track_caller]
+fn round_trip<T: Encode + Decode + PartialEq + Debug>(value: T) {
+    let back: T = decode(&encode(&value)).unwrap_or_else(|e| panic!("{value:?}: {e}"));
+    assert_eq!(back, value);
+}
+
+#[derive(Encode, Decode, Debug, PartialEq, Clone, Default)]
+struct Named {
+    id: u64,
+    label: String,
+    tags: Vec<String>,
+    score: Option<f32>,
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Pair(i32, String);
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Meters(f64);
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Marker;
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Empty {}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+enum Shape {
+    Empty,
+    Circle(f64),
+    Rect(f64, f64),
+    Polygon {
+        points: Vec<(i32, i32)>,
+        closed: bool,
+    },
+    Braces {},
+    Parens(),
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+enum Maybe {
+    None,
+    Some(u8),
+}
+
+#[test]
+fn every_struct_and_enum_shape() {
+    round_trip(Named {
+        id: 1,
+        label: "one".into(),
+        tags: vec!["a".into()],
+        score: Some(0.5),
+    });
+    round_trip(vec![Named::default(); 3]);
+    round_trip(Pair(-4, "four".into()));
+    round_trip(vec![Meters(1.5), Meters(-0.0)]);
+    round_trip(Marker);
+    round_trip(vec![Marker, Marker]);
+    round_trip(Empty {});
+    round_trip(vec![
+        Shape::Empty,
+        Shape::Circle(2.0),
+        Shape::Rect(1.0, 2.0),
+        Shape::Polygon {
+            points: vec![(0, 0), (1, 1)],
+            closed: true,
+        },
+        Shape::Braces {},
+        Shape::Parens(),
+        Shape::Circle(3.0),
+    ]);
+    round_trip(vec![Maybe::None, Maybe::Some(3), Maybe::None]);
+    round_trip(Shape::Polygon {
+        points: vec![],
+        closed: false,
+    });
+}
+
+#[test]
+fn newtypes_are_transparent() {
+    assert_eq!(encode(&Meters(2.5)), encode(&2.5f64));
+    assert_eq!(decode::<f64>(&encode(&Meters(2.5))).unwrap(), 2.5);
+    assert_eq!(decode::<Meters>(&encode(&2.5f64)).unwrap(), Meters(2.5));
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Wrapper<T> {
+    items: Vec<T>,
+    first: Option<T>,
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Tree<T> {
+    value: T,
+    children: Vec<Tree<T>>,
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Grid<const N: usize> {
+    cells: [[u8; N]; N],
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Tagged<T, U> {
+    value: T,
+    #[tree_buf(skip)]
+    cache: Option<U>,
+    kind: PhantomData<U>,
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Bounded<T>
+where
+    T: Clone,
+{
+    value: T,
+}
+
+#[test]
+fn generics_and_const_generics() {
+    round_trip(Wrapper {
+        items: vec![1u8, 2],
+        first: Some(1),
+    });
+    round_trip(Wrapper {
+        items: vec!["x".to_string()],
+        first: None,
+    });
+    round_trip(Tree {
+        value: "root".to_string(),
+        children: vec![
+            Tree {
+                value: "leaf".into(),
+                children: vec![],
+            },
+            Tree {
+                value: "branch".into(),
+                children: vec![Tree {
+                    value: "deep".into(),
+                    children: vec![],
+                }],
+            },
+        ],
+    });
+    round_trip(Grid {
+        cells: [[1, 2], [3, 4]],
+    });
+    round_trip(Tagged::<u32, String> {
+        value: 5,
+        cache: None,
+        kind: PhantomData,
+    });
+    round_trip(Bounded { value: 9u16 });
+}
+
+#[derive(Encode)]
+struct Borrowed<'a> {
+    name: &'a str,
+    values: &'a [u32],
+    nested: Option<&'a Borrowed<'a>>,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Owned {
+    name: String,
+    values: Vec<u32>,
+    nested: Option<Box<Owned>>,
+}
+
+#[test]
+fn borrowed_types_encode_and_read_into_owned_twins() {
+    let inner = Borrowed {
+        name: "inner",
+        values: &[1],
+        nested: None,
+    };
+    let outer = Borrowed {
+        name: "outer",
+        values: &[2, 3],
+        nested: Some(&inner),
+    };
+    let owned: Owned = decode(&encode(&outer)).unwrap();
+    assert_eq!(
+        owned,
+        Owned {
+            name: "outer".into(),
+            values: vec![2, 3],
+            nested: Some(Box::new(Owned {
+                name: "inner".into(),
+                values: vec![1],
+                nested: None
+            }))
+        }
+    );
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Node {
+    label: String,
+    children: Vec<Node>,
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct List {
+    value: u32,
+    next: Option<Box<List>>,
+}
+
+fn list(len: u32) -> List {
+    let mut list = List {
+        value: 0,
+        next: None,
+    };
+    for value in 1..len {
+        list = List {
+            value,
+            next: Some(Box::new(list)),
+        };
+    }
+    list
+}
+
+#[test]
+fn recursive_types_get_a_path_per_depth() {
+    let tree = Node {
+        label: "a".into(),
+        children: vec![Node {
+            label: "b".into(),
+            children: vec![Node {
+                label: "c".into(),
+                children: vec![],
+            }],
+        }],
+    };
+    round_trip(tree);
+    round_trip(list(100));
+    let reader_bytes = encode(&list(3));
+    let schema = tree_buf::Reader::new(&reader_bytes).unwrap().schema();
+    assert!(schema.find("next.next.value").is_some());
+    assert!(schema.find("next.next.next.value").is_none());
+}
+
+#[test]
+fn nesting_past_the_limit_is_an_error_on_encode() {
+    let deep = list(10_000);
+    let err = try_encode(&deep).unwrap_err();
+    assert_eq!(err.kind(), EncodeErrorKind::DepthLimit);
+    assert!(err.path().starts_with("next.next."), "{}", err.path());
+    // Dropping a 10,000-deep list recurses in Rust's own drop glue; unlink it first.
+    let mut next = deep.next;
+    while let Some(mut node) = next {
+        next = node.next.take();
+    }
+    // Just under the limit still round-trips: each level is an option and a struct.
+    round_trip(list(120));
+}
+
+#[derive(Encode, Decode, Debug, PartialEq, Default)]
+struct Attributes {
+    #[tree_buf(rename = "identifier")]
+    id: u32,
+    #[tree_buf(skip)]
+    scratch: Vec<u8>,
+    #[tree_buf(default)]
+    added_later: String,
+    r#type: u8,
+}
+
+#[test]
+fn rename_skip_and_default() {
+    let value = Attributes {
+        id: 7,
+        scratch: vec![1, 2, 3],
+        added_later: "x".into(),
+        r#type: 2,
+    };
+    let bytes = encode(&value);
+    let back: Attributes = decode(&bytes).unwrap();
+    assert_eq!(
+        back,
+        Attributes {
+            scratch: vec![],
+            ..value
+        }
+    );
+    let schema = tree_buf::Reader::new(&bytes).unwrap().schema();
+    assert!(schema.find("identifier").is_some());
+    assert!(schema.find("type").is_some());
+    assert!(schema.find("scratch").is_none());
+}
+
+mod v1 {
+    use super::*;
+
+    #[derive(Encode, Decode, Debug, PartialEq)]
+    #[allow(non_snake_case)]
+    pub struct Order {
+        pub orderId: u32,
+        pub price: u32,
+        pub status: Status,
+        pub dropped: String,
+    }
+
+    #[derive(Encode, Decode, Debug, PartialEq, Clone, Copy)]
+    pub enum Status {
+        Open,
+        Sold,
+    }
+}
+
+mod v2 {
+    use super::*;
+
+    #[derive(Encode, Decode, Debug, PartialEq)]
+    pub struct Order {
+        pub order_id: u64,
+        pub price: Option<u32>,
+        pub status: Status,
+        pub note: Option<String>,
+        #[tree_buf(default)]
+        pub tags: Vec<String>,
+    }
+
+    #[derive(Encode, Decode, Debug, PartialEq)]
+    pub enum Status {
+        Cancelled,
+        Sold,
+        Open,
+    }
+
+    #[derive(Decode, Debug)]
+    #[allow(dead_code)]
+    pub struct Strict {
+        pub order_id: u64,
+        pub required: u32,
+    }
+}
+
+#[test]
+fn files_of_an_older_type_read_into_a_newer_one() {
+    let old = vec![
+        v1::Order {
+            orderId: 1,
+            price: 10,
+            status: v1::Status::Open,
+            dropped: "gone".into(),
+        },
+        v1::Order {
+            orderId: 2,
+            price: 20,
+            status: v1::Status::Sold,
+            dropped: String::new(),
+        },
+    ];
+    let bytes = encode(&old);
+    let new: Vec<v2::Order> = decode(&bytes).unwrap();
+    assert_eq!(
+        new[0],
+        v2::Order {
+            order_id: 1,
+            price: Some(10),
+            status: v2::Status::Open,
+            note: None,
+            tags: vec![]
+        }
+    );
+    assert_eq!(new[1].status, v2::Status::Sold);
+
+    let err = decode::<Vec<v2::Strict>>(&bytes).unwrap_err();
+    assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
+    assert_eq!(err.path(), "[].required");
+
+    // A variant the reading type lacks is an error once a value uses it.
+    let newer = encode(&vec![v2::Status::Cancelled]);
+    let err = decode::<Vec<v1::Status>>(&newer).unwrap_err();
+    assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
+    assert!(err.message().contains("cancelled"), "{err}");
+    assert_eq!(
+        decode::<Vec<v1::Status>>(&encode(&vec![v2::Status::Open])).unwrap(),
+        [v1::Status::Open]
+    );
+}

@@ -1,0 +1,4 @@
+#[derive(tree_buf::Encode)]
+enum Never {}
+
+fn main() {}
