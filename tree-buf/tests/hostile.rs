@@ -156,6 +156,14 @@ const SEQ: u8 = 18;
 const ARRAY: u8 = 19;
 const MAP: u8 = 20;
 const STRUCT: u8 = 22;
+const ENUM: u8 = 23;
+
+#[derive(tree_buf::Decode, Debug)]
+#[allow(dead_code)]
+enum Status {
+    Open,
+    Sold(u8),
+}
 
 fn varint_bytes(value: u64) -> Vec<u8> {
     let mut out = Vec::new();
@@ -278,6 +286,21 @@ fn crafted_values_are_errors() {
     let table = bytes.len() - 3 - 4 - 4 - 1;
     bytes[table] = 0x7f;
     assert!(decode::<u8>(&bytes).is_err());
+}
+
+#[test]
+fn an_out_of_range_discriminant_is_an_error() {
+    // Two variants, `open` (unit) and `sold` (u8); the discriminant says 2.
+    let schema = [
+        ENUM, 2, 4, b'o', b'p', b'e', b'n', UNIT, 4, b's', b'o', b'l', b'd', U8,
+    ];
+    let bytes = craft(&schema, &[&[0x00, 1, 2], &[]]);
+    assert_kind::<Status>(&bytes, DecodeErrorKind::Corrupt);
+    let bytes = craft(&schema, &[&[0x00, 1, 1], &[0x00, 1, 42]]);
+    assert!(matches!(decode::<Status>(&bytes), Ok(Status::Sold(42))));
+    // A variant with values but no data for them.
+    let bytes = craft(&schema, &[&[0x00, 1, 1], &[]]);
+    assert!(decode::<Status>(&bytes).is_err());
 }
 
 #[test]

@@ -10,6 +10,15 @@ use std::sync::Arc;
 
 use tree_buf::{decode, encode, Decode, DecodeErrorKind, Encode};
 
+/// An enum holding the value under test in each kind of variant.
+#[derive(Encode, Decode, Debug, PartialEq, Clone)]
+enum Holder<T> {
+    Newtype(T),
+    Tuple(u8, T),
+    Struct { value: T, more: Vec<T> },
+    Unit,
+}
+
 #[track_caller]
 fn round_trip<T: Encode + Decode + PartialEq + Debug>(value: T) -> Vec<u8> {
     let bytes = encode(&value);
@@ -34,6 +43,20 @@ fn everywhere<T: Encode + Decode + PartialEq + Debug + Clone + Ord>(value: T) {
         vec![],
     ]);
     round_trip(Box::new(VecDeque::from([Some(Box::new(value.clone()))])));
+    round_trip(vec![
+        Holder::Newtype(value.clone()),
+        Holder::Unit,
+        Holder::Tuple(7, value.clone()),
+        Holder::Struct {
+            value: value.clone(),
+            more: vec![value.clone(); 2],
+        },
+    ]);
+    // Five and more levels: sequence, option, enum, map, tuple, array.
+    round_trip(vec![Some(Holder::Struct {
+        value: BTreeMap::from([(0u8, ([value.clone()], vec![Some(value.clone())]))]),
+        more: vec![],
+    })]);
 }
 
 #[test]

@@ -163,6 +163,52 @@ mod tests {
         }
     }
 
+    /// The layout as FORMAT.md specifies it, bit by bit: `lanes` interleaved streams of 32-bit
+    /// little-endian words; value i goes to lane i mod lanes, packed lowest bit first.
+    fn reference_pack(values: &[u32], bits: u32, lanes: usize) -> Vec<u8> {
+        let words_per_lane = bits as usize;
+        let mut words = vec![0u32; lanes * words_per_lane];
+        for lane in 0..lanes {
+            for (k, &value) in values.iter().skip(lane).step_by(lanes).enumerate() {
+                for bit in 0..bits as usize {
+                    let position = k * bits as usize + bit;
+                    if value >> bit & 1 == 1 {
+                        words[(position / 32) * lanes + lane] |= 1 << (position % 32);
+                    }
+                }
+            }
+        }
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn the_simd_layout_matches_the_documented_reference() {
+        for bits in [1u8, 3, 8, 13, 31, 32] {
+            let mask = if bits == 32 {
+                u32::MAX
+            } else {
+                (1u32 << bits) - 1
+            };
+            let values: Vec<u32> = (0..128u32)
+                .map(|i| i.wrapping_mul(0x9e37_79b9) & mask)
+                .collect();
+            let mut packed = vec![0u8; BitPacker4x::compressed_block_size(bits)];
+            BitPacker4x::new().compress(&values, &mut packed, bits);
+            assert_eq!(
+                packed,
+                reference_pack(&values, u32::from(bits), 4),
+                "4x, {bits} bits"
+            );
+            let mut packed = vec![0u8; BitPacker1x::compressed_block_size(bits)];
+            BitPacker1x::new().compress(&values[..32], &mut packed, bits);
+            assert_eq!(
+                packed,
+                reference_pack(&values[..32], u32::from(bits), 1),
+                "1x, {bits} bits"
+            );
+        }
+    }
+
     #[test]
     fn wide_words_with_a_narrow_range_pack() {
         let values: Vec<u128> = (0..200u128).map(|i| (1 << 100) + i * 3).collect();
