@@ -39,6 +39,7 @@ mod options;
 mod reader;
 mod schema;
 mod types;
+mod value;
 
 pub use breakdown::{size_breakdown, BranchSize, SizeBreakdown};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
@@ -47,10 +48,11 @@ pub use reader::{Reader, SchemaNode};
 pub use schema::{NodeType, Segment};
 pub use tree_buf_macros::{Decode, Encode};
 pub use types::{Decode, Encode};
+pub use value::Value;
 
 /// The traits, derive macros and functions most programs need.
 pub mod prelude {
-    pub use crate::{decode, encode, Decode, Encode};
+    pub use crate::{decode, encode, Decode, Encode, Value};
 }
 
 /// Encodes `value` into a self-describing tree-buf file.

@@ -159,7 +159,7 @@ fn locate<'t>(
             }
             (NodeType::Tuple, index) => (index.parse().ok().and_then(|i| node.child(i)), count),
             (NodeType::Struct, name) => (node.find_child(name)?.and_then(|i| node.child(i)), count),
-            (NodeType::Enum, name) => match node.find_child(name)? {
+            (NodeType::Enum | NodeType::Union, name) => match node.find_child(name)? {
                 Some(index) => {
                     let discriminants = ctx.words::<u32>(node, count)?;
                     (

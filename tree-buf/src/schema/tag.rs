@@ -59,10 +59,13 @@ pub enum NodeType {
     Struct,
     /// Enums: a discriminant stream, and one named child per variant with only its values.
     Enum,
+    /// Values of several types at one place (from schemaless data such as JSON): laid out like an
+    /// enum whose variants are the types, but read back untagged.
+    Union,
 }
 
 impl NodeType {
-    pub(crate) const ALL: [NodeType; 24] = [
+    pub(crate) const ALL: [NodeType; 25] = [
         NodeType::Void,
         NodeType::Unit,
         NodeType::Bool,
@@ -87,6 +90,7 @@ impl NodeType {
         NodeType::Tuple,
         NodeType::Struct,
         NodeType::Enum,
+        NodeType::Union,
     ];
 
     /// The byte that stands for this type in the file.
@@ -133,6 +137,7 @@ impl NodeType {
             NodeType::Tuple => "tuple",
             NodeType::Struct => "struct",
             NodeType::Enum => "enum",
+            NodeType::Union => "union",
         }
     }
 }
@@ -152,6 +157,6 @@ mod tests {
         for t in NodeType::ALL {
             assert_eq!(NodeType::from_tag(t.tag()), Some(t));
         }
-        assert_eq!(NodeType::from_tag(24), None);
+        assert_eq!(NodeType::from_tag(25), None);
     }
 }

@@ -10,6 +10,7 @@
 //!   Tuple:   n:varint node{n}
 //!   Struct:  n:varint (name node){n}     name := len:varint utf8
 //!   Enum:    n:varint (name node){n}
+//!   Union:   n:varint (name node){n}
 //! ```
 
 use super::canonical::canonical_name;
@@ -130,7 +131,7 @@ impl SchemaTree {
                     )?);
                 }
             }
-            NodeType::Struct | NodeType::Enum => {
+            NodeType::Struct | NodeType::Enum | NodeType::Union => {
                 let len = reader.count(2)?;
                 for _ in 0..len {
                     let name = std::str::from_utf8(reader.prefixed()?)

@@ -191,7 +191,22 @@ impl SchemaWriter {
         variants(self)
     }
 
-    /// A named variant of the current enum.
+    /// A union of `len` types with its discriminant stream; `types` must call [`Self::variant`]
+    /// once for each, named after the type.
+    pub(crate) fn union(
+        &mut self,
+        len: usize,
+        discriminants: Vec<u32>,
+        types: impl FnOnce(&mut Self) -> EncodeResult,
+    ) -> EncodeResult {
+        self.node(NodeType::Union)?;
+        write_varint(&mut self.schema, len as u64);
+        self.columns
+            .push((Column::discriminants(discriminants), None));
+        types(self)
+    }
+
+    /// A named variant of the current enum or union.
     pub fn variant(
         &mut self,
         name: &str,

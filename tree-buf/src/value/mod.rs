@@ -1,0 +1,94 @@
+//! `Value`: any tree-buf file, read without its Rust type; and any dynamic data (JSON, say),
+//! written columnar with a schema inferred from the values.
+
+mod decode;
+mod encode;
+mod json;
+
+pub use decode::DynDecoder;
+pub use encode::DynEncoder;
+
+use crate::types::{Decode, Encode};
+
+/// A dynamically typed value.
+///
+/// Every file decodes into a `Value`: structs become [`Value::Object`]s with their fields in file
+/// order, tuples become [`Value::Array`]s, enum values [`Value::Variant`]s, byte sequences
+/// [`Value::Bytes`], `Option::None` and unit values [`Value::Null`], except that a struct field
+/// holding `None` is left out of its object. Integers are normalized:
+/// [`Value::Unsigned`] for values at or above zero, [`Value::Signed`] for negative ones. Floats are
+/// `f64` (an `f32` widens exactly).
+///
+/// A `Value` encodes columnar too: the schema is inferred from the data, so an array of similar
+/// objects becomes one column per field; fields missing from some objects, and nulls, become
+/// optional (a missing field and a field holding null stay distinct; fields come back in one
+/// order per path, which keeps the order of objects whose keys come in a consistent order); values of different types at one place become a union; arrays that always hold the
+/// same small number of scalars (coordinate pairs) become tuples, one column per position.
+///
+/// ```
+/// use tree_buf::{decode, encode, Value};
+///
+/// let json: serde_json::Value = serde_json::json!([
+///     {"name": "Aruba", "area": 180.0, "codes": ["ABW", "AW"]},
+///     {"name": "Angola", "area": 1246700.0, "codes": ["AGO", "AO"], "landlocked": false},
+/// ]);
+/// let value = Value::from(json.clone());
+/// let bytes = encode(&value);
+/// let back: Value = decode(&bytes)?;
+/// assert_eq!(back, value);
+/// assert_eq!(serde_json::Value::from(back), json);
+/// # Ok::<(), tree_buf::DecodeError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Value {
+    /// No value: `None`, `()`, JSON `null`.
+    #[default]
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// An integer at or above zero.
+    Unsigned(u128),
+    /// A negative integer.
+    Signed(i128),
+    /// A floating-point number.
+    Float(f64),
+    /// A string.
+    String(String),
+    /// A byte sequence (`Vec<u8>`, `[u8; N]`).
+    Bytes(Vec<u8>),
+    /// A sequence, array or tuple.
+    Array(Vec<Value>),
+    /// A struct: named fields in order.
+    Object(Vec<(String, Value)>),
+    /// An enum value: the variant's name and its content (`Null` for unit variants).
+    Variant(String, Box<Value>),
+    /// A map with keys of any type.
+    Map(Vec<(Value, Value)>),
+}
+
+impl Value {
+    /// An integer value, normalized: `Unsigned` at or above zero, `Signed` below.
+    pub fn integer(value: i128) -> Value {
+        if value >= 0 {
+            Value::Unsigned(value as u128)
+        } else {
+            Value::Signed(value)
+        }
+    }
+
+    /// The field `name` of an object.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        match self {
+            Value::Object(fields) => fields.iter().find(|(n, _)| n == name).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+}
+
+impl Encode for Value {
+    type Encoder = DynEncoder;
+}
+
+impl Decode for Value {
+    type Decoder = DynDecoder;
+}

@@ -1,0 +1,183 @@
+//! Schemaless reading and writing with `Value`, and its JSON conversions.
+
+use proptest::prelude::*;
+use serde_json::json;
+use tree_buf::{decode, encode, Decode, Encode, NodeType, Reader, Value};
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Order {
+    id: u32,
+    price: Option<i64>,
+    tags: Vec<String>,
+    status: Status,
+    hash: [u8; 4],
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+enum Status {
+    Open,
+    Sold { at: u64 },
+}
+
+#[test]
+fn any_typed_file_decodes_into_a_value() {
+    let orders = vec![
+        Order {
+            id: 1,
+            price: Some(-5),
+            tags: vec!["a".into()],
+            status: Status::Open,
+            hash: [1, 2, 3, 4],
+        },
+        Order {
+            id: 2,
+            price: None,
+            tags: vec![],
+            status: Status::Sold { at: 9 },
+            hash: [0; 4],
+        },
+    ];
+    let value: Value = decode(&encode(&orders)).unwrap();
+    let expected = Value::Array(vec![
+        Value::Object(vec![
+            ("id".into(), Value::Unsigned(1)),
+            ("price".into(), Value::Signed(-5)),
+            ("tags".into(), Value::Array(vec![Value::String("a".into())])),
+            (
+                "status".into(),
+                Value::Variant("open".into(), Box::new(Value::Null)),
+            ),
+            ("hash".into(), Value::Bytes(vec![1, 2, 3, 4])),
+        ]),
+        Value::Object(vec![
+            ("id".into(), Value::Unsigned(2)),
+            ("tags".into(), Value::Array(vec![])),
+            (
+                "status".into(),
+                Value::Variant(
+                    "sold".into(),
+                    Box::new(Value::Object(vec![("at".into(), Value::Unsigned(9))])),
+                ),
+            ),
+            ("hash".into(), Value::Bytes(vec![0; 4])),
+        ]),
+    ]);
+    assert_eq!(value, expected);
+    // The value re-encodes, and reads back the same.
+    assert_eq!(decode::<Value>(&encode(&value)).unwrap(), value);
+}
+
+#[test]
+fn the_inferred_schema_is_columnar() {
+    let value = Value::from(json!({
+        "features": [
+            {"name": "a", "point": [1.5, 2.5], "mixed": 1, "sometimes": true},
+            {"name": "b", "point": [3.5, 4.5], "mixed": "one", "nullable": null},
+            {"name": "c", "point": [5.5, 6.5], "mixed": 2.5, "sometimes": false, "nullable": 3},
+        ]
+    }));
+    let bytes = encode(&value);
+    let schema = Reader::new(&bytes).unwrap().schema();
+    assert_eq!(
+        schema.find("features.[]").unwrap().node_type,
+        NodeType::Struct
+    );
+    assert_eq!(
+        schema.find("features.[].name").unwrap().node_type,
+        NodeType::Str
+    );
+    // Pairs of numbers become a tuple: one column per position.
+    assert_eq!(
+        schema.find("features.[].point").unwrap().node_type,
+        NodeType::Tuple
+    );
+    assert_eq!(
+        schema.find("features.[].point.1").unwrap().node_type,
+        NodeType::F64
+    );
+    assert_eq!(
+        schema.find("features.[].mixed").unwrap().node_type,
+        NodeType::Union
+    );
+    assert_eq!(
+        schema.find("features.[].sometimes").unwrap().node_type,
+        NodeType::Option
+    );
+    assert_eq!(decode::<Value>(&bytes).unwrap(), value);
+    let names: Vec<String> = Reader::new(&bytes)
+        .unwrap()
+        .decode_path("features.[].name")
+        .unwrap();
+    assert_eq!(names, ["a", "b", "c"]);
+}
+
+#[test]
+fn json_round_trips_keep_key_order_missing_fields_and_nulls() {
+    let json = json!([
+        {"z": 1, "a": null, "m": {"deep": [1, -2, 3.25, "x", null, true, [], {}]}},
+        {"a": "now a string", "extra": u64::MAX},
+        [],
+        "text",
+        null,
+        {"z": -9_007_199_254_740_993i64}
+    ]);
+    let back: Value = decode(&encode(&Value::from(json.clone()))).unwrap();
+    assert_eq!(serde_json::Value::from(back), json);
+}
+
+#[test]
+fn lossy_json_conversions_are_the_documented_ones() {
+    assert_eq!(
+        serde_json::Value::from(Value::Unsigned(u128::MAX)),
+        json!(u128::MAX.to_string())
+    );
+    assert_eq!(serde_json::Value::from(Value::Float(f64::NAN)), json!(null));
+    assert_eq!(
+        serde_json::Value::from(Value::Bytes(vec![1, 2])),
+        json!([1, 2])
+    );
+    assert_eq!(
+        serde_json::Value::from(Value::Variant("open".into(), Box::new(Value::Null))),
+        json!("open")
+    );
+    assert_eq!(
+        serde_json::Value::from(Value::Variant("sold".into(), Box::new(Value::Unsigned(3)))),
+        json!({"sold": 3})
+    );
+    let map = Value::Map(vec![(Value::Unsigned(1), Value::Bool(true))]);
+    assert_eq!(serde_json::Value::from(map), json!([[1, true]]));
+}
+
+fn value_strategy() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<u128>().prop_map(Value::Unsigned),
+        (i128::MIN..0).prop_map(Value::Signed),
+        any::<f64>()
+            .prop_filter("NaN is not equal to itself", |f| !f.is_nan())
+            .prop_map(Value::Float),
+        ".{0,8}".prop_map(Value::String),
+        prop::collection::vec(any::<u8>(), 0..6).prop_map(Value::Bytes),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            // Objects with distinct keys in a consistent order, as JSON objects of one kind have.
+            prop::collection::btree_map("[a-d]", inner.clone(), 0..5)
+                .prop_map(|fields| Value::Object(fields.into_iter().collect())),
+            ("[a-c]", inner.clone())
+                .prop_map(|(name, content)| Value::Variant(name, Box::new(content))),
+            prop::collection::vec((inner.clone(), inner), 0..4).prop_map(Value::Map),
+        ]
+    })
+}
+
+proptest! {
+    #[test]
+    fn generated_values_round_trip(values in prop::collection::vec(value_strategy(), 0..8)) {
+        let value = Value::Array(values);
+        let back: Value = decode(&encode(&value)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(back, value);
+    }
+}
