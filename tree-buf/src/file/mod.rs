@@ -18,7 +18,7 @@ mod read;
 mod write;
 
 pub(crate) use read::{read, FileView};
-pub(crate) use write::write;
+pub(crate) use write::{write, write_with};
 
 pub(crate) const MAGIC: [u8; 4] = *b"TBUF";
 pub(crate) const VERSION: u8 = 1;

@@ -20,8 +20,16 @@ pub(crate) fn write<T: Encode + ?Sized>(
 ) -> Result<Vec<u8>, EncodeError> {
     let mut encoder = T::Encoder::new(0);
     encoder.push(value);
+    write_with(options, |out| encoder.finish(out))
+}
+
+/// Writes a one-chunk file whose schema and columns `write_root` produces.
+pub(crate) fn write_with(
+    options: &EncodeOptions,
+    write_root: impl FnOnce(&mut SchemaWriter) -> Result<(), EncodeError>,
+) -> Result<Vec<u8>, EncodeError> {
     let mut writer = SchemaWriter::new();
-    encoder.finish(&mut writer)?;
+    write_root(&mut writer)?;
     let (schema, columns) = writer.into_parts();
     let encode = |(column, group): &(crate::branch::Column, Option<usize>)| {
         column.encode(*group, &options.settings)

@@ -11,7 +11,8 @@ use std::collections::HashMap;
 use super::Value;
 use crate::branch::{Column, Words};
 use crate::encodings::string::StrColumn;
-use crate::options::MAX_DEPTH;
+use crate::error::EncodeError;
+use crate::options::{EncodeOptions, MAX_DEPTH};
 use crate::schema::{EncodeResult, NodeType, SchemaWriter};
 use crate::types::ValueEncoder;
 
@@ -479,5 +480,61 @@ impl ValueEncoder<Value> for DynEncoder {
 
     fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
         self.0.finish(out)
+    }
+}
+
+/// Encodes a root array whose items arrive one at a time (the rows of a CSV file, the records
+/// of a log), without holding them all as [`Value`]s: only their columns are kept.
+///
+/// ```
+/// use tree_buf::{decode, ArrayWriter, EncodeOptions, Value};
+///
+/// let mut writer = ArrayWriter::new();
+/// for i in 0..3u8 {
+///     writer.push(&Value::Object(vec![("n".into(), Value::Unsigned(i.into()))]));
+/// }
+/// let bytes = writer.finish(&EncodeOptions::default())?;
+/// let rows: Value = decode(&bytes)?;
+/// assert_eq!(rows, Value::Array((0..3u8).map(|i| Value::Object(vec![("n".into(), Value::Unsigned(i.into()))])).collect()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct ArrayWriter {
+    items: Slot,
+    len: u64,
+}
+
+impl ArrayWriter {
+    /// An empty array.
+    pub fn new() -> Self {
+        ArrayWriter {
+            items: Slot {
+                depth: 1,
+                ..Slot::default()
+            },
+            len: 0,
+        }
+    }
+
+    /// Appends an item.
+    pub fn push(&mut self, item: &Value) {
+        self.items.push(item);
+        self.len += 1;
+    }
+
+    /// The number of items pushed.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether no item was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Encodes the array as a file, the same bytes `encode(&Value::Array(items))` gives.
+    pub fn finish(self, options: &EncodeOptions) -> Result<Vec<u8>, EncodeError> {
+        let ArrayWriter { items, len } = self;
+        crate::file::write_with(options, |out| out.seq(vec![len], |out| items.finish(out)))
     }
 }

@@ -6,7 +6,7 @@ mod encode;
 mod json;
 
 pub use decode::DynDecoder;
-pub use encode::DynEncoder;
+pub use encode::{ArrayWriter, DynEncoder};
 
 use crate::types::{Decode, Encode};
 

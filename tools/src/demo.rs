@@ -1,0 +1,204 @@
+//! `demo`: encodes the real datasets (or generated data when they are absent) and compares
+//! tree-buf with JSON and MessagePack.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use tree_buf::{EncodeOptions, Value};
+
+use crate::convert::{csv_rows, parse_json};
+use crate::io::read_input;
+use crate::CliError;
+
+/// The shared datasets folder: `$TREE_BUF_DATASETS`, else `../shared/datasets` from the current
+/// folder or from the workspace this program was built in.
+pub fn datasets_dir() -> Option<PathBuf> {
+    if let Some(dir) = env::var_os("TREE_BUF_DATASETS") {
+        return Some(PathBuf::from(dir)).filter(|d| d.is_dir());
+    }
+    [
+        PathBuf::from("../shared/datasets"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/datasets"),
+    ]
+    .into_iter()
+    .find(|d| d.is_dir())
+}
+
+struct Measured {
+    name: String,
+    value: Value,
+    tree_buf: Vec<u8>,
+    seconds: f64,
+}
+
+fn measure(name: &str, value: Value) -> Result<Measured, CliError> {
+    let start = Instant::now();
+    let tree_buf = tree_buf::encode_with_options(&value, &EncodeOptions::default())
+        .map_err(|e| CliError::new(format!("{name}: {e}")))?;
+    Ok(Measured {
+        name: name.to_owned(),
+        value,
+        tree_buf,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// CSV files converted like `from-csv` does, then read back as values for the other formats.
+fn measure_csv(name: &str, files: &[PathBuf], header: bool) -> Result<Measured, CliError> {
+    let start = Instant::now();
+    let mut tables = Vec::new();
+    for file in files {
+        let stem = file.file_name().map_or_else(String::new, |f| {
+            f.to_string_lossy()
+                .split('.')
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        });
+        let bytes = csv_rows(
+            &read_input(file)?,
+            &file.display().to_string(),
+            b',',
+            header,
+            &EncodeOptions::default(),
+        )?;
+        let rows: Value = tree_buf::decode(&bytes)
+            .map_err(|e| CliError::new(format!("{}: {e}", file.display())))?;
+        tables.push((stem, rows));
+    }
+    let value = Value::Object(tables);
+    let mut measured = measure(name, value)?;
+    measured.seconds = start.elapsed().as_secs_f64();
+    Ok(measured)
+}
+
+fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.to_string_lossy().ends_with(suffix))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+fn real(dir: &Path) -> Result<Vec<Measured>, CliError> {
+    let json = |file: &str| -> Result<Value, CliError> {
+        let path = dir.join(file);
+        parse_json(&read_input(&path)?, &path.display().to_string())
+    };
+    let seasons: Vec<PathBuf> = files(&dir.join("retrosheet"), ".TXT.zst")
+        .into_iter()
+        .rev()
+        .take(10)
+        .rev()
+        .collect();
+    Ok(vec![
+        measure(
+            "GraphQL response",
+            json("graphql/decentraland_response.json.zst")?,
+        )?,
+        measure("GeoJSON countries", json("geojson/countries.geojson.zst")?)?,
+        measure_csv(
+            "Baseball Databank (27 tables)",
+            &files(&dir.join("baseball"), ".csv.zst"),
+            true,
+        )?,
+        measure_csv("Retrosheet 2009-2018", &seasons, false)?,
+        measure_csv("AAPL 2016", &[dir.join("stocks/AAPL_2016.csv")], true)?,
+    ])
+}
+
+/// Readings of a few weather stations, shaped like the logs people keep.
+fn generated() -> Result<Vec<Measured>, CliError> {
+    let mut state = 2018u64;
+    let mut next = move |n: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % n
+    };
+    let stations = ["Reykjavik", "Lisbon", "Nairobi", "Osaka", "Quito"];
+    let readings = (0..20_000u64)
+        .map(|i| {
+            Value::Object(vec![
+                (
+                    "station".into(),
+                    Value::String(stations[(i % 5) as usize].into()),
+                ),
+                (
+                    "time".into(),
+                    Value::Unsigned(u128::from(1_600_000_000 + i / 5 * 600)),
+                ),
+                (
+                    "celsius".into(),
+                    Value::Float((next(600) as f64 - 100.0) / 10.0),
+                ),
+                (
+                    "humidity".into(),
+                    Value::Unsigned(u128::from(20 + next(80))),
+                ),
+                ("raining".into(), Value::Bool(next(5) == 0)),
+            ])
+        })
+        .collect();
+    Ok(vec![measure(
+        "Generated weather readings",
+        Value::Array(readings),
+    )?])
+}
+
+pub fn demo() -> Result<(), CliError> {
+    let datasets = match datasets_dir() {
+        Some(dir) => {
+            println!("Encoding the datasets in {}", dir.display());
+            real(&dir)?
+        }
+        None => {
+            println!("../shared/datasets not found (set TREE_BUF_DATASETS to use it); encoding generated data");
+            generated()?
+        }
+    };
+    println!();
+    println!("| dataset | JSON | MessagePack | tree-buf | tree-buf vs JSON | encode |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for set in &datasets {
+        let json: serde_json::Value = set.value.clone().into();
+        let json_bytes = serde_json::to_vec(&json)
+            .map_err(|e| CliError::new(e.to_string()))?
+            .len();
+        let msgpack_bytes = rmp_serde::to_vec(&json)
+            .map_err(|e| CliError::new(e.to_string()))?
+            .len();
+        println!(
+            "| {} | {json_bytes} | {msgpack_bytes} | {} | {:.1}% | {:.2} s |",
+            set.name,
+            set.tree_buf.len(),
+            100.0 * set.tree_buf.len() as f64 / json_bytes as f64,
+            set.seconds
+        );
+    }
+    if let Some(largest) = datasets.iter().max_by_key(|s| s.value_size_hint()) {
+        let breakdown = tree_buf::size_breakdown(&largest.tree_buf)
+            .map_err(|e| CliError::new(e.to_string()))?;
+        println!(
+            "\nWhere the bytes of \"{}\" go (the largest 15 paths):",
+            largest.name
+        );
+        for line in breakdown.to_string().lines().take(16) {
+            println!("{line}");
+        }
+        println!("  ...\nTotal: {} B", breakdown.total_bytes);
+    }
+    Ok(())
+}
+
+impl Measured {
+    fn value_size_hint(&self) -> usize {
+        self.tree_buf.len()
+    }
+}
