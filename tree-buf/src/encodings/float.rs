@@ -95,7 +95,7 @@ pub(crate) fn encode<W: FloatWord>(values: &[W], settings: &Settings, out: &mut 
 }
 
 fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
-    let sample = &values[..values.len().min(2048)];
+    let sample = &*int::select::sample(values, 1);
     let mut candidates = vec![Choice::Raw, Choice::Xor];
     candidates.extend((0..=W::MAX_DIGITS).map(Choice::Decimal));
     if let Some(tolerance) = settings.float_tolerance {
@@ -106,7 +106,7 @@ fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
         .map(|choice| {
             let mut trial = Vec::new();
             encode_as(sample, choice, settings, &mut trial);
-            (trial.len(), choice)
+            (settings.trial_size(&trial), choice)
         })
         .min_by_key(|&(size, _)| size)
         .map_or(Choice::Raw, |(_, choice)| choice)

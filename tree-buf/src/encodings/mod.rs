@@ -45,6 +45,17 @@ impl Settings {
             ..self.clone()
         }
     }
+
+    /// What a trial encoding costs: its size, or for the byte-aligned pass that feeds a zstd
+    /// stage, its compressed size (the size before zstd would rank candidates wrongly).
+    pub(crate) fn trial_size(&self, encoded: &[u8]) -> usize {
+        match (self.byte_aligned, self.zstd_level) {
+            (true, Some(level)) => {
+                zstd::compress(encoded, level).map_or(encoded.len(), |c| c.len())
+            }
+            _ => encoded.len(),
+        }
+    }
 }
 
 impl Default for Settings {

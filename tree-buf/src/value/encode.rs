@@ -54,6 +54,7 @@ enum Kind {
         bytes: Vec<u8>,
     },
     Array {
+        name: &'static str,
         lengths: Vec<u64>,
         items: Box<Slot>,
     },
@@ -74,9 +75,20 @@ enum Kind {
     },
 }
 
-/// The kind a value belongs to, as a union variant name.
+/// The kind a value belongs to, as a union variant name. Arrays are told apart by the kind of
+/// their first item, so that `[x, y]` points and `[[x, y], ...]` rings meeting at one place
+/// (GeoJSON polygons and multipolygons) keep separate columns; empty arrays join any array kind.
 fn kind_name(value: &Value) -> &'static str {
     match value {
+        Value::Array(items) => match items.first().map(kind_name) {
+            None => "array",
+            Some("bool") => "array_of_bool",
+            Some("integer" | "huge") => "array_of_integer",
+            Some("float") => "array_of_float",
+            Some("string") => "array_of_string",
+            Some("object") => "array_of_object",
+            Some(_) => "array_of_array",
+        },
         Value::Null => "null",
         Value::Bool(_) => "bool",
         Value::Unsigned(v) if *v > i128::MAX as u128 => "huge",
@@ -84,7 +96,6 @@ fn kind_name(value: &Value) -> &'static str {
         Value::Float(_) => "float",
         Value::String(_) => "string",
         Value::Bytes(_) => "bytes",
-        Value::Array(_) => "array",
         Value::Object(_) => "object",
         Value::Variant(..) => "variant",
         Value::Map(_) => "map",
@@ -101,7 +112,7 @@ impl Kind {
             Kind::Float(_) => "float",
             Kind::String(_) => "string",
             Kind::Bytes { .. } => "bytes",
-            Kind::Array { .. } => "array",
+            Kind::Array { name, .. } => name,
             Kind::Object { .. } => "object",
             Kind::Variant { .. } => "variant",
             Kind::Map { .. } => "map",
@@ -127,6 +138,7 @@ impl Kind {
                 bytes: Vec::new(),
             },
             Value::Array(_) => Kind::Array {
+                name: kind_name(value),
                 lengths: Vec::new(),
                 items: child(),
             },
@@ -161,7 +173,7 @@ impl Kind {
                 lengths.push(v.len() as u64);
                 bytes.extend_from_slice(v);
             }
-            (Kind::Array { lengths, items }, Value::Array(values)) => {
+            (Kind::Array { lengths, items, .. }, Value::Array(values)) => {
                 lengths.push(values.len() as u64);
                 for item in values {
                     items.push(item);
@@ -329,7 +341,7 @@ impl Kind {
             Kind::Bytes { lengths, bytes } => out.seq(lengths, |out| {
                 out.leaf(NodeType::U8, Column::Int(Words::U8(bytes)))
             }),
-            Kind::Array { lengths, items } => match items.split_fixed(&lengths) {
+            Kind::Array { lengths, items, .. } => match items.split_fixed(&lengths) {
                 Some(columns) => out.tuple(columns.len(), |out| {
                     columns
                         .into_iter()
@@ -398,7 +410,10 @@ impl Slot {
             presence.push(true);
         }
         let name = kind_name(value);
-        let index = match self.kinds.iter().position(|k| k.name() == name) {
+        let same_kind = |kind: &Kind| {
+            kind.name() == name || (name == "array" && matches!(kind, Kind::Array { .. }))
+        };
+        let index = match self.kinds.iter().position(same_kind) {
             Some(index) => index,
             None => {
                 if self.kinds.len() == 1 {

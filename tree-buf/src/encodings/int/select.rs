@@ -138,7 +138,7 @@ fn is_transform(choice: Choice) -> bool {
 }
 
 /// Evenly spaced windows of neighbours, each a multiple of `align` values long.
-fn sample<W: Word>(values: &[W], align: usize) -> Cow<'_, [W]> {
+pub(crate) fn sample<W: Word>(values: &[W], align: usize) -> Cow<'_, [W]> {
     if values.len() <= EXACT_LIMIT {
         return Cow::Borrowed(values);
     }
@@ -160,16 +160,24 @@ fn choose<W: Word>(
 ) -> Choice {
     let sample = sample(values, group.unwrap_or(1));
     let stats = Stats::of(&sample);
-    let (mut best, mut best_size) = best_leaf(&sample, &stats, settings);
+    let (mut best, leaf_size) = best_leaf(&sample, &stats, settings);
     if stats.len < 8 || chain.depth >= MAX_TRANSFORMS {
         return best;
     }
+    let mut best_size = if settings.byte_aligned && settings.zstd_level.is_some() {
+        let mut leaf = Vec::new();
+        encode_as(&sample, best, settings, chain, &mut leaf);
+        settings.trial_size(&leaf)
+    } else {
+        leaf_size
+    };
     for candidate in transforms(&sample, &stats, group, chain) {
         let mut trial = Vec::new();
         encode_as(&sample, candidate, settings, chain, &mut trial);
-        if trial.len() < best_size {
+        let size = settings.trial_size(&trial);
+        if size < best_size {
             best = candidate;
-            best_size = trial.len();
+            best_size = size;
         }
     }
     best
@@ -178,13 +186,18 @@ fn choose<W: Word>(
 /// The leaf codec with the fewest bytes, and that size.
 fn best_leaf<W: Word>(values: &[W], stats: &Stats<W>, settings: &Settings) -> (Choice, usize) {
     let mut best = (Choice::Fixed, fixed::size(stats.len, stats.max));
+    if settings.byte_aligned {
+        // For a zstd stage: it finds repeats in aligned fixed-width values far better than in
+        // varints, so the size before it is no guide.
+        return best;
+    }
     let mut consider = |choice, size: usize| {
         if size < best.1 {
             best = (choice, size);
         }
     };
     consider(Choice::Varint, varint::size(values));
-    if !settings.byte_aligned && stats.len >= 16 {
+    if stats.len >= 16 {
         if bitpack::fits(stats.min, stats.max) {
             consider(Choice::BitPack, bitpack::size(values, stats.min));
         }
