@@ -1,0 +1,267 @@
+//! Runs the built `tree-buf` program on the real datasets and on bad input, as a user would.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn tree_buf(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tree-buf"))
+        .args(args)
+        .output()
+        .expect("the tree-buf binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[track_caller]
+fn succeeds(args: &[&str]) -> Output {
+    let output = tree_buf(args);
+    assert!(
+        output.status.success(),
+        "tree-buf {args:?} failed: {}",
+        stderr(&output)
+    );
+    output
+}
+
+/// Fails with exit status 1 and exactly one line of error text containing `needle`.
+#[track_caller]
+fn fails(args: &[&str], needle: &str) {
+    let output = tree_buf(args);
+    assert!(!output.status.success(), "tree-buf {args:?} should fail");
+    let error = stderr(&output);
+    assert_eq!(error.lines().count(), 1, "one line, not: {error}");
+    assert!(
+        error.starts_with("error: ") && error.contains(needle),
+        "{needle:?} not in {error}"
+    );
+    assert!(!error.contains("panicked"), "{error}");
+}
+
+fn datasets() -> Option<PathBuf> {
+    let dir = std::env::var_os("TREE_BUF_DATASETS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/datasets"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("skipping: ../shared/datasets not found (set TREE_BUF_DATASETS)");
+        None
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tree-buf-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn json_of(file: &Path) -> serde_json::Value {
+    let bytes = std::fs::read(file).unwrap();
+    let bytes = if file.extension().is_some_and(|e| e == "zst") {
+        zstd::decode_all(bytes.as_slice()).unwrap()
+    } else {
+        bytes
+    };
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+#[test]
+fn json_files_round_trip_through_tree_buf() {
+    let Some(dir) = datasets() else { return };
+    for (input, name) in [
+        ("graphql/decentraland_response.json.zst", "graphql.tb"),
+        ("geojson/countries.geojson.zst", "geo.tb"),
+    ] {
+        let input = dir.join(input);
+        let output = scratch(name);
+        succeeds(&["from-json", path(&input), "-o", path(&output)]);
+        let back: serde_json::Value =
+            serde_json::from_str(&stdout(&succeeds(&["to-json", path(&output)]))).unwrap();
+        assert_eq!(back, json_of(&input), "{}", input.display());
+        // Same keys in the same order, not only equal as maps.
+        assert_eq!(
+            serde_json::to_string(&back).unwrap(),
+            serde_json::to_string(&json_of(&input)).unwrap()
+        );
+    }
+}
+
+#[test]
+fn paths_export_and_inspection() {
+    let Some(dir) = datasets() else { return };
+    let output = scratch("countries.tb");
+    succeeds(&[
+        "from-json",
+        path(&dir.join("geojson/countries.geojson.zst")),
+        "-o",
+        path(&output),
+    ]);
+    let names: serde_json::Value = serde_json::from_str(&stdout(&succeeds(&[
+        "to-json",
+        path(&output),
+        "--path",
+        "features.[].properties.ADMIN",
+        "--path",
+        "features.[].properties.ISO_A3",
+    ])))
+    .unwrap();
+    assert_eq!(
+        names["features.[].properties.ADMIN"]
+            .as_array()
+            .unwrap()
+            .len(),
+        250
+    );
+    let schema = stdout(&succeeds(&["schema", path(&output)]));
+    assert!(schema.contains("ADMIN: string"), "{schema}");
+    let breakdown = stdout(&succeeds(&["size-breakdown", path(&output)]));
+    assert!(
+        breakdown.contains("Largest by path") && breakdown.contains("Total"),
+        "{breakdown}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&succeeds(&[
+        "size-breakdown",
+        path(&output),
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(
+        json["total_bytes"],
+        std::fs::metadata(&output).unwrap().len()
+    );
+    let svg = scratch("breakdown.svg");
+    succeeds(&["size-breakdown", path(&output), "--svg", path(&svg)]);
+    let svg = std::fs::read_to_string(svg).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("coordinates"),
+        "{svg}"
+    );
+    let lossy = scratch("countries-lossy.tb");
+    succeeds(&[
+        "from-json",
+        path(&dir.join("geojson/countries.geojson.zst")),
+        "-o",
+        path(&lossy),
+        "--lossy-float-tolerance",
+        "-12",
+    ]);
+    assert!(
+        std::fs::metadata(&lossy).unwrap().len() * 2 < std::fs::metadata(&output).unwrap().len()
+    );
+}
+
+#[test]
+fn csv_files_convert_with_inferred_types() {
+    let Some(dir) = datasets() else { return };
+    let stocks = scratch("aapl.tb");
+    succeeds(&[
+        "from-csv",
+        path(&dir.join("stocks/AAPL_2016.csv")),
+        "-o",
+        path(&stocks),
+    ]);
+    let rows: serde_json::Value =
+        serde_json::from_str(&stdout(&succeeds(&["to-json", path(&stocks)]))).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 252);
+    assert_eq!(rows[0]["Date"], "2016-01-04");
+    assert_eq!(rows[0]["Open"], 102.610001);
+    assert_eq!(rows[0]["Volume"], 67_649_400);
+    let batting = scratch("batting.tb");
+    succeeds(&[
+        "from-csv",
+        path(&dir.join("baseball/Batting.csv.zst")),
+        "-o",
+        path(&batting),
+    ]);
+    let schema = stdout(&succeeds(&["schema", path(&batting)]));
+    assert!(
+        schema.contains("yearID: u64") && schema.contains("playerID: string"),
+        "{schema}"
+    );
+    let games = scratch("gl2018.tb");
+    succeeds(&[
+        "from-csv",
+        path(&dir.join("retrosheet/GL2018.TXT.zst")),
+        "--no-header",
+        "-o",
+        path(&games),
+    ]);
+    let first: serde_json::Value = serde_json::from_str(&stdout(&succeeds(&[
+        "to-json",
+        path(&games),
+        "--path",
+        "[].column_1",
+    ])))
+    .unwrap();
+    assert_eq!(first["[].column_1"].as_array().unwrap().len(), 2431);
+}
+
+#[test]
+fn standard_input_and_output_work() {
+    let output = Command::new(env!("CARGO_BIN_EXE_tree-buf"))
+        .args(["from-json", "-", "-o", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(br#"{"a": [1, 2, 3]}"#)?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(output.status.success());
+    let file = scratch("stdin.tb");
+    std::fs::write(&file, &output.stdout).unwrap();
+    assert_eq!(
+        stdout(&succeeds(&["to-json", path(&file)])).trim(),
+        r#"{"a":[1,2,3]}"#
+    );
+}
+
+#[test]
+fn bad_input_gives_one_line_errors_and_no_output_file() {
+    let not_json = scratch("bad.json");
+    std::fs::write(&not_json, "{\"a\": [1, 2,}").unwrap();
+    let output = scratch("never.tb");
+    fails(
+        &["from-json", path(&not_json), "-o", path(&output)],
+        "not valid JSON",
+    );
+    assert!(!output.exists());
+
+    let ragged = scratch("ragged.csv");
+    std::fs::write(&ragged, "a,b\n1,2\n3\n").unwrap();
+    fails(&["from-csv", path(&ragged), "-o", path(&output)], "line 3");
+    assert!(!output.exists());
+
+    fails(&["schema", path(&not_json)], "not a tree-buf file");
+
+    let json = scratch("good.json");
+    std::fs::write(&json, r#"{"names": ["a", "b"], "sizes": [1, 2]}"#).unwrap();
+    let good = scratch("good.tb");
+    succeeds(&["from-json", path(&json), "-o", path(&good)]);
+    let bytes = std::fs::read(&good).unwrap();
+    let truncated = scratch("truncated.tb");
+    std::fs::write(&truncated, &bytes[..bytes.len() - 7]).unwrap();
+    fails(&["to-json", path(&truncated)], "truncated");
+    fails(&["size-breakdown", path(&truncated)], "truncated");
+    fails(
+        &["to-json", path(&good), "--path", "names.[].first"],
+        "path not found",
+    );
+    fails(&["to-json", path(&scratch("missing.tb"))], "missing.tb");
+}
