@@ -1,0 +1,133 @@
+//! Every dataset loads, has the documented record count, and round-trips through tree-buf and
+//! through JSON; so does the look-alike data of every generator.
+
+use std::fmt::Debug;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use tree_buf::{Decode, Encode};
+use tree_buf_datasets::{baseball, datasets_dir, geojson, graphql, retrosheet, stocks};
+
+fn present() -> bool {
+    if datasets_dir().is_none() {
+        eprintln!("skipping: ../shared/datasets not found (set TREE_BUF_DATASETS)");
+        return false;
+    }
+    true
+}
+
+/// Round-trips through tree-buf and serde_json, and reports the tree-buf size.
+#[track_caller]
+fn round_trips<T: Encode + Decode + Serialize + DeserializeOwned + PartialEq + Debug>(
+    name: &str,
+    value: &T,
+) {
+    let bytes = tree_buf::encode(value);
+    let back: T = tree_buf::decode(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(back == *value, "{name} differs after tree-buf");
+    let json = serde_json::to_vec(value).unwrap();
+    let back: T = serde_json::from_slice(&json).unwrap();
+    assert!(back == *value, "{name} differs after JSON");
+    eprintln!(
+        "{name}: {} bytes of tree-buf, {} of JSON",
+        bytes.len(),
+        json.len()
+    );
+}
+
+#[test]
+fn graphql_response() {
+    round_trips("generated GraphQL", &graphql::generate(500, 1));
+    if !present() {
+        return;
+    }
+    let response = graphql::load().unwrap();
+    assert_eq!(response.data.orders.len(), 1000);
+    round_trips("GraphQL", &response);
+    round_trips("GraphQL (strings)", &graphql::load_raw().unwrap());
+    // The typed model keeps every value of the response: its JSON is the original.
+    let original: serde_json::Value = serde_json::from_slice(
+        &tree_buf_datasets::read("graphql/decentraland_response.json.zst").unwrap(),
+    )
+    .unwrap();
+    assert_eq!(serde_json::to_value(&response).unwrap(), original);
+}
+
+#[test]
+fn geojson_countries() {
+    round_trips("generated GeoJSON", &geojson::generate(20, 100, 2));
+    if !present() {
+        return;
+    }
+    let countries = geojson::load().unwrap();
+    assert_eq!(countries.features.len(), 250);
+    let points: usize = countries
+        .features
+        .iter()
+        .map(|f| match &f.geometry {
+            geojson::Geometry::Polygon(rings) => rings.iter().map(Vec::len).sum::<usize>(),
+            geojson::Geometry::MultiPolygon(polygons) => {
+                polygons.iter().flatten().map(Vec::len).sum()
+            }
+        })
+        .sum();
+    assert_eq!(points, 547_488);
+    round_trips("GeoJSON", &countries);
+}
+
+#[test]
+fn baseball_databank() {
+    round_trips("generated Baseball Databank", &baseball::generate(300, 3));
+    if !present() {
+        return;
+    }
+    let databank = baseball::load().unwrap();
+    assert_eq!(databank.batting.len(), 108_789);
+    assert_eq!(databank.pitching.len(), 48_399);
+    assert_eq!(databank.fielding.len(), 144_768);
+    assert_eq!(databank.people.len(), 20_093);
+    assert_eq!(databank.teams.len(), 2_955);
+    round_trips("Baseball Databank", &databank);
+}
+
+#[test]
+fn retrosheet_game_logs() {
+    round_trips("generated Retrosheet", &retrosheet::generate(500, 4));
+    if !present() {
+        return;
+    }
+    // Every field survives the nested model, for the oldest, a middle and the newest season.
+    for season in [1871, 1950, 2018] {
+        let bytes = tree_buf_datasets::read(&format!("retrosheet/GL{season}.TXT.zst")).unwrap();
+        for record in retrosheet::records(&bytes) {
+            let record = record.unwrap();
+            let game = retrosheet::Game::from_record(&record).unwrap();
+            assert_eq!(
+                game.to_fields(),
+                record.iter().collect::<Vec<_>>(),
+                "{season}"
+            );
+        }
+    }
+    let games = retrosheet::load_all().unwrap();
+    assert_eq!(games.len(), 218_167);
+    // Round-trip a decade here; the benchmark report encodes all seasons.
+    let decade: Vec<_> = retrosheet::SEASONS
+        .rev()
+        .take(10)
+        .flat_map(|s| retrosheet::load_season(s).unwrap())
+        .collect();
+    round_trips("Retrosheet 2009-2018", &decade);
+}
+
+#[test]
+fn stock_prices() {
+    round_trips("generated stocks", &stocks::generate(252, 5));
+    if !present() {
+        return;
+    }
+    let days = stocks::load().unwrap();
+    assert_eq!(days.len(), 252);
+    assert_eq!(days[0].open, 102.610001);
+    round_trips("AAPL 2016", &days);
+}
