@@ -9,7 +9,17 @@ use tree_buf::{Decode, Encode};
 use crate::DatasetError;
 
 /// One player's batting in one season with one team.
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Batting {
     #[serde(rename = "playerID")]
     pub player_id: String,
@@ -58,7 +68,17 @@ pub struct Batting {
 }
 
 /// One player's pitching in one season with one team.
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Pitching {
     #[serde(rename = "playerID")]
     pub player_id: String,
@@ -123,7 +143,17 @@ pub struct Pitching {
 }
 
 /// One player's fielding at one position in one season with one team.
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Fielding {
     #[serde(rename = "playerID")]
     pub player_id: String,
@@ -164,7 +194,17 @@ pub struct Fielding {
 }
 
 /// A player or manager.
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Person {
     #[serde(rename = "playerID")]
     pub player_id: String,
@@ -217,7 +257,17 @@ pub struct Person {
 }
 
 /// One team's season.
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Team {
     #[serde(rename = "yearID")]
     pub year_id: u16,
@@ -317,7 +367,17 @@ pub struct Team {
     pub team_i_dretro: String,
 }
 /// The five tables.
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Databank {
     pub batting: Vec<Batting>,
     pub pitching: Vec<Pitching>,

@@ -6,7 +6,17 @@ use tree_buf::{Decode, Encode};
 
 use crate::DatasetError;
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct FeatureCollection {
     /// Always `FeatureCollection`.
     #[serde(rename = "type")]
@@ -14,7 +24,17 @@ pub struct FeatureCollection {
     pub features: Vec<Feature>,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Feature {
     /// Always `Feature`.
     #[serde(rename = "type")]
@@ -23,7 +43,17 @@ pub struct Feature {
     pub geometry: Geometry,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Properties {
     /// The country's name.
     #[serde(rename = "ADMIN")]
@@ -37,8 +67,19 @@ pub struct Properties {
 /// A `(longitude, latitude)` pair.
 pub type Point = (f64, f64);
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(tag = "type", content = "coordinates")]
+/// With serde, written externally tagged (`{"Polygon": [...]}`) so that formats without field
+/// names can hold it too; [`load`] reads GeoJSON's own `{"type": ..., "coordinates": ...}`.
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub enum Geometry {
     /// Rings of points: the outer border, then holes.
     Polygon(Vec<Vec<Point>>),
@@ -48,9 +89,62 @@ pub enum Geometry {
 
 /// All 250 countries.
 pub fn load() -> Result<FeatureCollection, DatasetError> {
-    let bytes = crate::read("geojson/countries.geojson.zst")?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| crate::error(std::path::Path::new("geojson/countries.geojson.zst"), e))
+    const PATH: &str = "geojson/countries.geojson.zst";
+    let bytes = crate::read(PATH)?;
+    let collection: wire::FeatureCollection =
+        serde_json::from_slice(&bytes).map_err(|e| crate::error(std::path::Path::new(PATH), e))?;
+    Ok(collection.into())
+}
+
+/// GeoJSON as it is spelled: geometries tagged `{"type": ..., "coordinates": ...}`, a form only
+/// self-describing formats can read back, so the model above is converted from it.
+mod wire {
+    use serde::Deserialize;
+
+    use super::{Point, Properties};
+
+    #[derive(Deserialize)]
+    pub(super) struct FeatureCollection {
+        #[serde(rename = "type")]
+        kind: String,
+        features: Vec<Feature>,
+    }
+
+    #[derive(Deserialize)]
+    struct Feature {
+        #[serde(rename = "type")]
+        kind: String,
+        properties: Properties,
+        geometry: Geometry,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(tag = "type", content = "coordinates")]
+    enum Geometry {
+        Polygon(Vec<Vec<Point>>),
+        MultiPolygon(Vec<Vec<Vec<Point>>>),
+    }
+
+    impl From<FeatureCollection> for super::FeatureCollection {
+        fn from(collection: FeatureCollection) -> Self {
+            let features = collection
+                .features
+                .into_iter()
+                .map(|feature| super::Feature {
+                    kind: feature.kind,
+                    properties: feature.properties,
+                    geometry: match feature.geometry {
+                        Geometry::Polygon(rings) => super::Geometry::Polygon(rings),
+                        Geometry::MultiPolygon(polygons) => super::Geometry::MultiPolygon(polygons),
+                    },
+                })
+                .collect();
+            super::FeatureCollection {
+                kind: collection.kind,
+                features,
+            }
+        }
+    }
 }
 
 /// `countries` look-alike countries: random walks of points in degrees, 9 decimals plus a few

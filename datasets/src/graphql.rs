@@ -12,18 +12,48 @@ use tree_buf::{Decode, Encode};
 
 use crate::DatasetError;
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Response {
     pub data: Data,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Data {
     pub count: Count,
     pub orders: Vec<Order>,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct Count {
     pub id: String,
@@ -31,7 +61,17 @@ pub struct Count {
     pub wearable_total: u64,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct Order {
     /// Unix seconds.
@@ -44,7 +84,17 @@ pub struct Order {
     pub status: Status,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct Nft {
     pub bids: Vec<Bid>,
@@ -54,7 +104,17 @@ pub struct Nft {
     pub wearable: Wearable,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct Bid {
     #[serde(with = "address")]
@@ -64,7 +124,17 @@ pub struct Bid {
     pub status: Status,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct Wearable {
     pub body_shapes: Vec<BodyShape>,
@@ -76,7 +146,17 @@ pub struct Wearable {
     pub representation_id: String,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Owner {
     /// The owner's MANA balance, in wei.
     #[serde(with = "number_string")]
@@ -84,7 +164,19 @@ pub struct Owner {
 }
 
 /// Of an order or a bid.
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Open,
@@ -92,13 +184,37 @@ pub enum Status {
     Cancelled,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+)]
 pub enum BodyShape {
     BaseFemale,
     BaseMale,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
     Earring,
@@ -118,7 +234,19 @@ pub enum Category {
     UpperBody,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+)]
 pub enum Collection {
     #[serde(rename = "community_contest")]
     CommunityContest,
@@ -138,7 +266,19 @@ pub enum Collection {
     Xmas2019,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Rarity {
     Common,
@@ -150,41 +290,56 @@ pub enum Rarity {
     Unique,
 }
 
-/// Integers that the response spells as strings of digits.
+/// Integers that the response spells as strings of digits. Formats that are not human-readable
+/// (bincode, MessagePack, postcard) get the integer itself, as a Rust user would store it.
 mod number_string {
     use std::fmt::Display;
     use std::str::FromStr;
 
-    use serde::{de, Deserialize, Deserializer, Serializer};
+    use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
-    pub fn serialize<T: Display, S: Serializer>(
+    pub fn serialize<T: Display + Serialize, S: Serializer>(
         value: &T,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(value)
+        if serializer.is_human_readable() {
+            serializer.collect_str(value)
+        } else {
+            value.serialize(serializer)
+        }
     }
 
     pub fn deserialize<'de, T, D>(deserializer: D) -> Result<T, D::Error>
     where
-        T: FromStr,
+        T: FromStr + Deserialize<'de>,
         T::Err: Display,
         D: Deserializer<'de>,
     {
-        let text = <&str>::deserialize(deserializer)?;
-        text.parse().map_err(de::Error::custom)
+        if deserializer.is_human_readable() {
+            let text = <&str>::deserialize(deserializer)?;
+            text.parse().map_err(de::Error::custom)
+        } else {
+            T::deserialize(deserializer)
+        }
     }
 }
 
-/// Ethereum addresses: `0x` and 40 lower-case hex digits.
+/// Ethereum addresses: `0x` and 40 lower-case hex digits in JSON, the 20 bytes elsewhere.
 mod address {
-    use serde::{de, Deserialize, Deserializer, Serializer};
+    use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
     pub fn serialize<S: Serializer>(bytes: &[u8; 20], serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return bytes.serialize(serializer);
+        }
         let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         serializer.collect_str(&format_args!("0x{hex}"))
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<[u8; 20], D::Error> {
+        if !deserializer.is_human_readable() {
+            return <[u8; 20]>::deserialize(deserializer);
+        }
         let text = <&str>::deserialize(deserializer)?;
         let hex = text
             .strip_prefix("0x")
@@ -203,18 +358,48 @@ pub mod raw {
     use serde::{Deserialize, Serialize};
     use tree_buf::{Decode, Encode};
 
-    #[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[derive(
+        Encode,
+        Decode,
+        Serialize,
+        Deserialize,
+        bitcode::Encode,
+        bitcode::Decode,
+        Debug,
+        Clone,
+        PartialEq,
+    )]
     pub struct Response {
         pub data: Data,
     }
 
-    #[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[derive(
+        Encode,
+        Decode,
+        Serialize,
+        Deserialize,
+        bitcode::Encode,
+        bitcode::Decode,
+        Debug,
+        Clone,
+        PartialEq,
+    )]
     pub struct Data {
         pub count: Count,
         pub orders: Vec<Order>,
     }
 
-    #[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[derive(
+        Encode,
+        Decode,
+        Serialize,
+        Deserialize,
+        bitcode::Encode,
+        bitcode::Decode,
+        Debug,
+        Clone,
+        PartialEq,
+    )]
     #[serde(rename_all = "camelCase")]
     pub struct Count {
         pub id: String,
@@ -222,7 +407,17 @@ pub mod raw {
         pub wearable_total: u64,
     }
 
-    #[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[derive(
+        Encode,
+        Decode,
+        Serialize,
+        Deserialize,
+        bitcode::Encode,
+        bitcode::Decode,
+        Debug,
+        Clone,
+        PartialEq,
+    )]
     #[serde(rename_all = "camelCase")]
     pub struct Order {
         pub created_at: String,
@@ -231,7 +426,17 @@ pub mod raw {
         pub status: String,
     }
 
-    #[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[derive(
+        Encode,
+        Decode,
+        Serialize,
+        Deserialize,
+        bitcode::Encode,
+        bitcode::Decode,
+        Debug,
+        Clone,
+        PartialEq,
+    )]
     #[serde(rename_all = "camelCase")]
     pub struct Nft {
         pub bids: Vec<Bid>,
@@ -241,7 +446,17 @@ pub mod raw {
         pub wearable: Wearable,
     }
 
-    #[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[derive(
+        Encode,
+        Decode,
+        Serialize,
+        Deserialize,
+        bitcode::Encode,
+        bitcode::Decode,
+        Debug,
+        Clone,
+        PartialEq,
+    )]
     #[serde(rename_all = "camelCase")]
     pub struct Bid {
         pub bidder: String,
@@ -249,7 +464,17 @@ pub mod raw {
         pub status: String,
     }
 
-    #[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[derive(
+        Encode,
+        Decode,
+        Serialize,
+        Deserialize,
+        bitcode::Encode,
+        bitcode::Decode,
+        Debug,
+        Clone,
+        PartialEq,
+    )]
     #[serde(rename_all = "camelCase")]
     pub struct Wearable {
         pub body_shapes: Vec<String>,
@@ -261,7 +486,17 @@ pub mod raw {
         pub representation_id: String,
     }
 
-    #[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[derive(
+        Encode,
+        Decode,
+        Serialize,
+        Deserialize,
+        bitcode::Encode,
+        bitcode::Decode,
+        Debug,
+        Clone,
+        PartialEq,
+    )]
     pub struct Owner {
         pub mana: String,
     }

@@ -9,7 +9,17 @@ use tree_buf::{Decode, Encode};
 
 use crate::DatasetError;
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Game {
     /// `yyyymmdd`.
     pub date: u32,
@@ -40,7 +50,17 @@ pub struct Game {
 }
 
 /// One team's side of a game.
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct TeamGame {
     pub team: String,
     pub league: String,
@@ -56,7 +76,17 @@ pub struct TeamGame {
     pub lineup: [LineupSlot; 9],
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Batting {
     pub at_bats: Option<i8>,
     pub hits: Option<i8>,
@@ -77,7 +107,17 @@ pub struct Batting {
     pub left_on_base: Option<i8>,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Pitching {
     pub pitchers_used: Option<i8>,
     pub individual_earned_runs: Option<i8>,
@@ -86,7 +126,17 @@ pub struct Pitching {
     pub balks: Option<i8>,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Fielding {
     pub putouts: Option<i8>,
     pub assists: Option<i8>,
@@ -98,20 +148,52 @@ pub struct Fielding {
 
 /// A player, umpire or manager: an id and a name, either of which the log may leave blank
 /// (`"(none)"` is kept as written).
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Person {
     pub id: Option<String>,
     pub name: Option<String>,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct LineupSlot {
     pub player: Person,
     /// Defensive position, 1 (pitcher) to 9 (right field), 10 for a designated hitter.
     pub position: Option<u8>,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+)]
 pub enum Weekday {
     Sun,
     Mon,
@@ -122,7 +204,19 @@ pub enum Weekday {
     Sat,
 }
 
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+)]
 pub enum DayNight {
     #[serde(rename = "D")]
     Day,
@@ -131,7 +225,19 @@ pub enum DayNight {
 }
 
 /// How much of the game Retrosheet has.
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+)]
 pub enum Acquisition {
     /// `Y`: the complete game.
     #[serde(rename = "Y")]
@@ -162,6 +268,19 @@ const ACQUISITIONS: [(&str, Acquisition); 4] = [
     ("D", Acquisition::Derived),
     ("P", Acquisition::Partial),
 ];
+
+/// Where one team's fields start in a game log line, by their 1-based numbers: team, league and
+/// game number; score; line score; the 28 offensive, pitching and defensive stats; manager;
+/// starting pitcher; and the nine lineup slots.
+struct TeamFields {
+    team: usize,
+    score: usize,
+    line: usize,
+    stats: usize,
+    manager: usize,
+    starter: usize,
+    lineup: usize,
+}
 
 /// Reads one line's fields, by their 1-based numbers in `glfields.txt`.
 struct Fields<'r>(&'r csv::StringRecord);
@@ -207,18 +326,17 @@ impl Fields<'_> {
         Ok(out)
     }
 
-    /// One team's side: its team fields, stats from `stats` on, manager and starting pitcher
-    /// fields, and lineup from `lineup` on.
-    fn team(
-        &self,
-        team: usize,
-        score: usize,
-        line: usize,
-        stats: usize,
-        manager: usize,
-        starter: usize,
-        lineup: usize,
-    ) -> Result<TeamGame, String> {
+    /// One team's side, from the fields its [`TeamFields`] name.
+    fn team(&self, fields: TeamFields) -> Result<TeamGame, String> {
+        let TeamFields {
+            team,
+            score,
+            line,
+            stats,
+            manager,
+            starter,
+            lineup,
+        } = fields;
         let [at_bats, hits, doubles, triples, home_runs, rbi, sacrifice_hits, sacrifice_flies, hit_by_pitch, walks, intentional_walks, strikeouts, stolen_bases, caught_stealing, grounded_into_double_plays, catcher_interference, left_on_base] =
             self.stats::<17>(stats)?;
         let [pitchers_used, individual_earned_runs, team_earned_runs, wild_pitches, balks] =
@@ -306,8 +424,24 @@ impl Game {
             date: f.required(1)?,
             number,
             day_of_week: lookup(&WEEKDAYS, f.text(3), 3)?,
-            visitor: f.team(4, 10, 20, 22, 90, 102, 106)?,
-            home: f.team(7, 11, 21, 50, 92, 104, 133)?,
+            visitor: f.team(TeamFields {
+                team: 4,
+                score: 10,
+                line: 20,
+                stats: 22,
+                manager: 90,
+                starter: 102,
+                lineup: 106,
+            })?,
+            home: f.team(TeamFields {
+                team: 7,
+                score: 11,
+                line: 21,
+                stats: 50,
+                manager: 92,
+                starter: 104,
+                lineup: 133,
+            })?,
             length_outs: f.number(12)?,
             day_night: match f.text(13) {
                 "" => None,

@@ -7,7 +7,17 @@ use tree_buf::{Decode, Encode};
 use crate::DatasetError;
 
 /// One trading day.
-#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(
+    Encode,
+    Decode,
+    Serialize,
+    Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+    Debug,
+    Clone,
+    PartialEq,
+)]
 pub struct Day {
     /// `yyyy-mm-dd`.
     #[serde(rename = "Date")]

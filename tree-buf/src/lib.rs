@@ -116,6 +116,18 @@ pub mod __private {
         UnitEncoder, ValueDecoder, ValueEncoder,
     };
     pub use core::default::Default;
+
+    /// Simple16-packs values below 2^28, for benchmarks against other implementations.
+    pub fn simple16_encode(values: &[u32]) -> Vec<u8> {
+        let mut out = Vec::new();
+        crate::encodings::int::simple16::encode_words(values, &mut out);
+        out
+    }
+
+    /// Unpacks `count` values packed by [`simple16_encode`].
+    pub fn simple16_decode(bytes: &[u8], count: usize) -> Result<Vec<u32>, DecodeError> {
+        crate::encodings::int::simple16::decode_u32(bytes, count)
+    }
     pub use core::marker::PhantomData;
     pub use core::result::Result::{self, Ok};
 }

@@ -89,8 +89,13 @@ pub(super) fn size<W: Word>(values: &[W]) -> usize {
 
 /// Encodes values that are all below [`LIMIT`].
 pub(super) fn encode<W: Word>(values: &[W], out: &mut Vec<u8>) {
-    let values: Vec<u64> = values.iter().map(|v| v.low_u64()).collect();
     out.push(SIMPLE16);
+    encode_words(values, out);
+}
+
+/// The packed words alone, without the tag.
+pub(crate) fn encode_words<W: Word>(values: &[W], out: &mut Vec<u8>) {
+    let values: Vec<u64> = values.iter().map(|v| v.low_u64()).collect();
     for word in pack(&values) {
         out.extend_from_slice(&word.to_le_bytes());
     }
