@@ -23,20 +23,27 @@ pub const MAX_DEPTH: usize = 256;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodeOptions {
-    pub(crate) max_decoded_bytes: u64,
+    /// The cap set by [`Self::max_decoded_bytes`], or `None` for the default rule.
+    max_decoded_bytes: Option<u64>,
     pub(crate) verify_checksums: bool,
 }
 
 impl DecodeOptions {
-    /// The default cap on decoded size: 1 GiB.
+    /// The least default cap on decoded size: 1 GiB.
     pub const DEFAULT_MAX_DECODED_BYTES: u64 = 1 << 30;
+
+    /// The default cap grows with the input past [`Self::DEFAULT_MAX_DECODED_BYTES`]: this many
+    /// bytes for each byte of input. Honest columnar data rarely expands more (a 17 MB file of
+    /// game logs decodes to about 1.5 GB of Rust values); a bomb expands far more.
+    pub const DEFAULT_EXPANSION: u64 = 128;
 
     /// Caps the memory decoding may use, counted as the in-memory size of every decoded value and
     /// intermediate column (at least one byte for each value, even a zero-sized one). Exceeding it
     /// is a [`LimitExceeded`](crate::DecodeErrorKind::LimitExceeded) error, which turns
-    /// decompression bombs into errors. Default: [`Self::DEFAULT_MAX_DECODED_BYTES`].
+    /// decompression bombs into errors. Default: [`Self::DEFAULT_EXPANSION`] times the input's
+    /// length, and at least [`Self::DEFAULT_MAX_DECODED_BYTES`].
     pub fn max_decoded_bytes(mut self, bytes: u64) -> Self {
-        self.max_decoded_bytes = bytes;
+        self.max_decoded_bytes = Some(bytes);
         self
     }
 
@@ -46,12 +53,21 @@ impl DecodeOptions {
         self.verify_checksums = verify;
         self
     }
+
+    /// The cap on decoded bytes for an input of `input_len` bytes.
+    pub(crate) fn budget_for(&self, input_len: usize) -> u64 {
+        self.max_decoded_bytes.unwrap_or_else(|| {
+            (input_len as u64)
+                .saturating_mul(Self::DEFAULT_EXPANSION)
+                .max(Self::DEFAULT_MAX_DECODED_BYTES)
+        })
+    }
 }
 
 impl Default for DecodeOptions {
     fn default() -> Self {
         DecodeOptions {
-            max_decoded_bytes: Self::DEFAULT_MAX_DECODED_BYTES,
+            max_decoded_bytes: None,
             verify_checksums: true,
         }
     }
@@ -100,10 +116,14 @@ impl EncodeOptions {
 
     /// Trades encoding and decoding speed against size.
     pub fn prefer(mut self, preference: Preference) -> Self {
-        self.settings.zstd_level = match preference {
-            Preference::Faster => Settings::fast().zstd_level,
-            Preference::Balanced => Settings::default().zstd_level,
-            Preference::Smaller => Settings::small().zstd_level,
+        let preferred = match preference {
+            Preference::Faster => Settings::fast(),
+            Preference::Balanced => Settings::default(),
+            Preference::Smaller => Settings::small(),
+        };
+        self.settings = Settings {
+            float_tolerance: self.settings.float_tolerance,
+            ..preferred
         };
         self
     }

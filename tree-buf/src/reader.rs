@@ -103,7 +103,7 @@ impl<'a> Reader<'a> {
         let tree = self.view.tree.with_sequence_of(node);
         let mut branches = self.view.branches.clone();
         branches.push(&lengths);
-        let mut ctx = DecodeContext::new(branches, self.options.max_decoded_bytes);
+        let mut ctx = DecodeContext::new(branches, self.view.budget(&self.options));
         let mut decoder = T::Decoder::new(tree.root_of_sequence(), 1, &mut ctx)?;
         Ok(decoder.next())
     }

@@ -23,6 +23,7 @@
 use super::budget::Budget;
 use super::bytes::{write_prefixed, write_varint, ByteReader};
 use super::int::select::{encode_nested, Chain};
+use super::int::transform;
 use super::int::{self, Word};
 use super::{zstd, Settings};
 use crate::error::{corrupt, DecodeError};
@@ -78,6 +79,9 @@ impl FloatWord for u32 {
     }
 }
 
+/// The windows of neighbours that candidates are compressed on when zstd ranks them.
+const COMPRESSION_WINDOW: usize = 2048;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Choice {
     Raw,
@@ -95,9 +99,17 @@ pub(crate) fn encode<W: FloatWord>(values: &[W], settings: &Settings, out: &mut 
 }
 
 fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
-    let sample = &*int::select::sample(values, 1);
-    let mut candidates = vec![Choice::Raw, Choice::Xor];
-    candidates.extend((0..=W::MAX_DIGITS).map(Choice::Decimal));
+    let compression = settings.ranks_by_compression(values.len() * W::BYTES);
+    // zstd finds repeats far apart: judge it on long windows.
+    let sample = &*match compression {
+        Some(_) => int::select::sample_windows(values, COMPRESSION_WINDOW),
+        None => int::select::sample(values, 1),
+    };
+    let mut candidates = vec![
+        Choice::Raw,
+        Choice::Xor,
+        Choice::Decimal(likely_digits(sample)),
+    ];
     if let Some(tolerance) = settings.float_tolerance {
         candidates.push(Choice::Lossy(tolerance.clamp(-120, 120) as i8));
     }
@@ -106,10 +118,46 @@ fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
         .map(|choice| {
             let mut trial = Vec::new();
             encode_as(sample, choice, settings, &mut trial);
-            (settings.trial_size(&trial), choice)
+            let size = match compression {
+                Some(level) => zstd::compressed_size(&trial, level),
+                None => trial.len(),
+            };
+            (size, choice)
         })
         .min_by_key(|&(size, _)| size)
         .map_or(Choice::Raw, |(_, choice)| choice)
+}
+
+/// The number of decimal digits that makes the decimal transform cheapest on a few values: the
+/// bits of their zigzagged integer deltas and residuals, added up.
+fn likely_digits<W: FloatWord>(sample: &[W]) -> u8 {
+    let few = &sample[..sample.len().min(64)];
+    (0..=W::MAX_DIGITS)
+        .min_by_key(|&digits| {
+            let scale = POW10[usize::from(digits)];
+            let mut previous = 0i64;
+            let mut bits = 0;
+            for &value in few {
+                let n = decimal_int::<W>(value, scale);
+                let residual = value.wrapping_sub(W::decimal(n, digits));
+                bits += int::bit_width(transform::zigzag(n.wrapping_sub(previous) as u64))
+                    + int::bit_width(transform::zigzag(residual));
+                previous = n;
+            }
+            bits
+        })
+        .unwrap_or(0)
+}
+
+/// The integer that `value` scaled by `scale` rounds to, or 0 when it has none that converts
+/// exactly (NaN, infinities, huge values).
+fn decimal_int<W: FloatWord>(value: W, scale: f64) -> i64 {
+    let x = value.to_f64() * scale;
+    if x.is_finite() && x.abs() < W::EXACT_INT {
+        x.round() as i64
+    } else {
+        0
+    }
 }
 
 fn encode_as<W: FloatWord>(values: &[W], choice: Choice, settings: &Settings, out: &mut Vec<u8>) {
@@ -133,12 +181,7 @@ fn encode_as<W: FloatWord>(values: &[W], choice: Choice, settings: &Settings, ou
             let mut ints = Vec::with_capacity(values.len());
             let mut residuals = Vec::with_capacity(values.len());
             for &value in values {
-                let x = value.to_f64() * scale;
-                let n = if x.is_finite() && x.abs() < W::EXACT_INT {
-                    x.round() as i64
-                } else {
-                    0
-                };
+                let n = decimal_int(value, scale);
                 ints.push(n as u64);
                 residuals.push(value.wrapping_sub(W::decimal(n, digits)));
             }

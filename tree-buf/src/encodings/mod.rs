@@ -39,21 +39,19 @@ impl Settings {
         }
     }
 
+    /// Whether candidates for a column of `bytes` bytes are ranked by their compressed size: in
+    /// the byte-aligned pass that feeds a zstd stage, where the size before zstd is a poor guide,
+    /// and only for columns large enough to pay for a trial compression per candidate.
+    pub(crate) fn ranks_by_compression(&self, bytes: usize) -> Option<i32> {
+        const MIN_BYTES: usize = 1 << 16;
+        self.zstd_level
+            .filter(|_| self.byte_aligned && bytes >= MIN_BYTES)
+    }
+
     pub(crate) fn byte_aligned(&self) -> Self {
         Settings {
             byte_aligned: true,
             ..self.clone()
-        }
-    }
-
-    /// What a trial encoding costs: its size, or for the byte-aligned pass that feeds a zstd
-    /// stage, its compressed size (the size before zstd would rank candidates wrongly).
-    pub(crate) fn trial_size(&self, encoded: &[u8]) -> usize {
-        match (self.byte_aligned, self.zstd_level) {
-            (true, Some(level)) => {
-                zstd::compress(encoded, level).map_or(encoded.len(), |c| c.len())
-            }
-            _ => encoded.len(),
         }
     }
 }

@@ -13,7 +13,7 @@
 //!
 //! Every string must be valid UTF-8 on its own: a string boundary inside a character is corrupt.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::ops::Range;
 
 use super::budget::Budget;
@@ -57,16 +57,10 @@ impl StrColumn {
 }
 
 pub(crate) fn encode(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {
-    zstd::best_of(settings, out, |settings, out| {
-        let mut plain = Vec::new();
-        encode_plain(column, settings, &mut plain);
-        if let Some(dictionary) =
-            encode_dictionary(column, settings).filter(|d| d.len() < plain.len())
-        {
-            out.extend_from_slice(&dictionary);
-        } else {
-            out.extend_from_slice(&plain);
-        }
+    let dictionary = Dictionary::of(column).filter(|d| d.estimate() < plain_estimate(column));
+    zstd::best_of(settings, out, |settings, out| match &dictionary {
+        Some(dictionary) => dictionary.encode(settings, out),
+        None => encode_plain(column, settings, out),
     });
 }
 
@@ -81,29 +75,51 @@ fn encode_plain(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {
     }
 }
 
-/// The dictionary form, when at most half the strings are distinct.
-fn encode_dictionary(column: &StrColumn, settings: &Settings) -> Option<Vec<u8>> {
-    let mut index: HashMap<&str, u32> = HashMap::new();
-    let mut distinct = StrColumn::default();
-    let mut indices = Vec::with_capacity(column.len());
-    for value in column.iter() {
-        let next = index.len() as u32;
-        let i = *index.entry(value).or_insert_with(|| {
-            distinct.push(value);
-            next
-        });
-        indices.push(i);
-        if index.len() * 2 > column.len() {
-            return None;
+/// The plain form's size, roughly: the bytes and a byte for each length.
+fn plain_estimate(column: &StrColumn) -> usize {
+    column.spans.iter().map(|span| span.len() + 1).sum()
+}
+
+/// The distinct strings of a column and an index into them for each string.
+struct Dictionary {
+    distinct: StrColumn,
+    indices: Vec<u32>,
+}
+
+impl Dictionary {
+    /// The dictionary, when at most half the strings are distinct.
+    fn of(column: &StrColumn) -> Option<Dictionary> {
+        let mut index: FxHashMap<&str, u32> = FxHashMap::default();
+        let mut distinct = StrColumn::default();
+        let mut indices = Vec::with_capacity(column.len());
+        for value in column.iter() {
+            let next = index.len() as u32;
+            let i = *index.entry(value).or_insert_with(|| {
+                distinct.push(value);
+                next
+            });
+            indices.push(i);
+            if index.len() * 2 > column.len() {
+                return None;
+            }
         }
+        Some(Dictionary { distinct, indices })
     }
-    let mut out = vec![DICTIONARY];
-    write_varint(&mut out, distinct.len() as u64);
-    let mut nested = Vec::new();
-    encode_plain(&distinct, settings, &mut nested);
-    write_prefixed(&mut out, &nested);
-    encode_nested(&indices, settings, Chain::default(), &mut out);
-    Some(out)
+
+    /// Its size, roughly: the distinct strings plainly, and bit-packed indices.
+    fn estimate(&self) -> usize {
+        let index_bits = int::bit_width(self.distinct.len().saturating_sub(1) as u64) as usize;
+        plain_estimate(&self.distinct) + (self.indices.len() * index_bits).div_ceil(8)
+    }
+
+    fn encode(&self, settings: &Settings, out: &mut Vec<u8>) {
+        out.push(DICTIONARY);
+        write_varint(out, self.distinct.len() as u64);
+        let mut nested = Vec::new();
+        encode_plain(&self.distinct, settings, &mut nested);
+        write_prefixed(out, &nested);
+        encode_nested(&self.indices, settings, Chain::default(), out);
+    }
 }
 
 /// Decodes `count` strings, validating all of them. The caller has charged the budget for the

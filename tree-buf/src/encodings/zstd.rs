@@ -6,6 +6,8 @@
 //!                                  the same family (integers, strings, ...) and count
 //! ```
 
+use std::cell::RefCell;
+
 use super::budget::Budget;
 use super::bytes::{write_varint, ByteReader};
 use super::Settings;
@@ -43,14 +45,45 @@ pub(crate) fn best_of(
     }
 }
 
+thread_local! {
+    // A zstd context holds hundreds of kilobytes of tables: creating one per stream costs more
+    // than compressing a small stream, so each thread keeps one of each.
+    static COMPRESSOR: RefCell<Option<(i32, ::zstd::bulk::Compressor<'static>)>> =
+        const { RefCell::new(None) };
+    static DECOMPRESSOR: RefCell<Option<::zstd::bulk::Decompressor<'static>>> =
+        const { RefCell::new(None) };
+}
+
+/// `stream` compressed into a bare zstd frame at `level`, or `None` if zstd fails.
+fn compress_frame(stream: &[u8], level: i32) -> Option<Vec<u8>> {
+    COMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        match &mut *slot {
+            Some((current, _)) if *current == level => {}
+            Some((current, compressor)) => {
+                compressor.set_compression_level(level).ok()?;
+                *current = level;
+            }
+            None => *slot = Some((level, ::zstd::bulk::Compressor::new(level).ok()?)),
+        }
+        let (_, compressor) = slot.as_mut()?;
+        compressor.compress(stream).ok()
+    })
+}
+
 /// The whole tagged stream: `stream` compressed at `level`, or `None` if zstd fails.
 pub(crate) fn compress(stream: &[u8], level: i32) -> Option<Vec<u8>> {
-    let frame = ::zstd::bulk::compress(stream, level).ok()?;
+    let frame = compress_frame(stream, level)?;
     let mut out = Vec::with_capacity(frame.len() + 6);
     out.push(TAG);
     write_varint(&mut out, stream.len() as u64);
     out.extend_from_slice(&frame);
     Some(out)
+}
+
+/// The size of `stream` once compressed at `level` (its own size if zstd fails).
+pub(crate) fn compressed_size(stream: &[u8], level: i32) -> usize {
+    compress_frame(stream, level).map_or(stream.len(), |frame| frame.len())
 }
 
 /// The stream inside a frame (`body` follows the tag), at most `max_size` bytes, charged to the
@@ -71,8 +104,18 @@ pub(crate) fn decompress(
             ))
         })?;
     budget.charge(size, 1)?;
-    let inner =
-        ::zstd::bulk::decompress(reader.rest(), size).map_err(|e| corrupt(format!("zstd: {e}")))?;
+    let inner = DECOMPRESSOR
+        .with(|cell| {
+            let mut slot = cell.borrow_mut();
+            if slot.is_none() {
+                *slot = Some(::zstd::bulk::Decompressor::new()?);
+            }
+            slot.as_mut().map_or_else(
+                || Err(std::io::Error::other("no decompression context")),
+                |decompressor| decompressor.decompress(reader.rest(), size),
+            )
+        })
+        .map_err(|e| corrupt(format!("zstd: {e}")))?;
     if inner.len() != size {
         return Err(corrupt(format!(
             "a zstd frame holds {} bytes, not {size}",

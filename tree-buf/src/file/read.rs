@@ -21,6 +21,8 @@ pub(crate) struct FileView<'a> {
     pub(crate) table_bytes: usize,
     data: &'a [u8],
     data_crc: u32,
+    /// The length of the whole file, which the default decoding budget grows with.
+    file_len: usize,
 }
 
 fn check_crc(
@@ -118,6 +120,7 @@ impl<'a> FileView<'a> {
             table_bytes,
             data,
             data_crc,
+            file_len: bytes.len(),
         })
     }
 
@@ -126,9 +129,14 @@ impl<'a> FileView<'a> {
         check_crc(self.data, self.data_crc, "branch data", options)
     }
 
+    /// The cap on decoded bytes for this file.
+    pub(crate) fn budget(&self, options: &DecodeOptions) -> u64 {
+        options.budget_for(self.file_len)
+    }
+
     /// A context for decoding this file's branches.
     pub(crate) fn context(&self, options: &DecodeOptions) -> DecodeContext<'a> {
-        DecodeContext::new(self.branches.clone(), options.max_decoded_bytes)
+        DecodeContext::new(self.branches.clone(), self.budget(options))
     }
 
     /// Decodes the root value, reading only the branches `T` needs; the data checksum is the

@@ -4,9 +4,9 @@
 //! option, except for object fields: there a missing field makes the option, and an explicit
 //! null is a kind of its own, so that both survive the round trip. A path that saw values of
 //! several kinds becomes a union with one child per kind; objects keep one slot per field name,
-//! in first-seen order.
+//! written in an order that agrees with the order of every object that has them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use super::Value;
 use crate::branch::{Column, Words};
@@ -61,7 +61,12 @@ enum Kind {
     Object {
         len: usize,
         index: HashMap<String, usize>,
+        /// In first-seen order; written in an order that agrees with every object's.
         fields: Vec<(String, Slot)>,
+        /// Pairs of fields (by position in `fields`) seen next to each other, the first before.
+        precedes: BTreeSet<(usize, usize)>,
+        /// The fields of the last object, so that objects alike in order are recorded once.
+        last_order: Vec<usize>,
     },
     Variant {
         index: HashMap<String, usize>,
@@ -146,6 +151,8 @@ impl Kind {
                 len: 0,
                 index: HashMap::new(),
                 fields: Vec::new(),
+                precedes: BTreeSet::new(),
+                last_order: Vec::new(),
             },
             Value::Variant(..) => Kind::Variant {
                 index: HashMap::new(),
@@ -179,24 +186,35 @@ impl Kind {
                     items.push(item);
                 }
             }
-            (Kind::Object { len, index, fields }, Value::Object(entries)) => {
-                // A field first seen now was missing from every earlier object. It goes before the
-                // next known field of this object, so that objects whose keys come in a
-                // consistent order keep it.
-                for (position, (name, _)) in entries.iter().enumerate() {
+            (
+                Kind::Object {
+                    len,
+                    index,
+                    fields,
+                    precedes,
+                    last_order,
+                },
+                Value::Object(entries),
+            ) => {
+                // A field first seen now was missing from every earlier object.
+                for (name, _) in entries {
                     if !index.contains_key(name) {
-                        let before = entries[position + 1..]
-                            .iter()
-                            .find_map(|(n, _)| index.get(n).copied());
-                        fields.insert(
-                            before.unwrap_or(fields.len()),
-                            (name.clone(), Slot::absent(*len, depth + 1)),
-                        );
-                        *index = fields
-                            .iter()
-                            .enumerate()
-                            .map(|(i, (n, _))| (n.clone(), i))
-                            .collect();
+                        index.insert(name.clone(), fields.len());
+                        fields.push((name.clone(), Slot::absent(*len, depth + 1)));
+                    }
+                }
+                let same_order = entries.len() == last_order.len()
+                    && entries
+                        .iter()
+                        .zip(last_order.iter())
+                        .all(|((name, _), &slot)| fields[slot].0 == *name);
+                if !same_order {
+                    last_order.clear();
+                    last_order.extend(entries.iter().map(|(name, _)| index[name]));
+                    for pair in last_order.windows(2) {
+                        if pair[0] != pair[1] {
+                            precedes.insert((pair[0], pair[1]));
+                        }
                     }
                 }
                 let mut written = vec![false; fields.len()];
@@ -350,11 +368,19 @@ impl Kind {
                 }),
                 None => out.seq(lengths, |out| items.finish(out)),
             },
-            Kind::Object { fields, .. } => out.structure(fields.len(), |out| {
-                fields
-                    .into_iter()
-                    .try_for_each(|(name, slot)| out.field(&name, |out| slot.finish(out)))
-            }),
+            Kind::Object {
+                fields, precedes, ..
+            } => {
+                let rank = field_ranks(fields.len(), &precedes);
+                let mut fields: Vec<(usize, (String, Slot))> =
+                    fields.into_iter().enumerate().collect();
+                fields.sort_by_key(|&(i, _)| rank[i]);
+                out.structure(fields.len(), |out| {
+                    fields
+                        .into_iter()
+                        .try_for_each(|(_, (name, slot))| out.field(&name, |out| slot.finish(out)))
+                })
+            }
             Kind::Variant {
                 variants,
                 discriminants,
@@ -552,4 +578,32 @@ impl ArrayWriter {
         let ArrayWriter { items, len } = self;
         crate::file::write_with(options, |out| out.seq(vec![len], |out| items.finish(out)))
     }
+}
+
+/// The position each of `count` fields takes so that every pair in `precedes` keeps its order,
+/// ties going to the first seen (Kahn's topological sort). Where objects disagree (a cycle), the
+/// fields involved follow the others in first-seen order.
+fn field_ranks(count: usize, precedes: &BTreeSet<(usize, usize)>) -> Vec<usize> {
+    let mut incoming = vec![0usize; count];
+    for &(_, after) in precedes {
+        incoming[after] += 1;
+    }
+    let mut ready: BTreeSet<usize> = (0..count).filter(|&i| incoming[i] == 0).collect();
+    let mut rank = vec![usize::MAX; count];
+    let mut placed = 0;
+    while let Some(next) = ready.pop_first() {
+        rank[next] = placed;
+        placed += 1;
+        for &(_, after) in precedes.range((next, 0)..=(next, usize::MAX)) {
+            incoming[after] -= 1;
+            if incoming[after] == 0 {
+                ready.insert(after);
+            }
+        }
+    }
+    for slot in rank.iter_mut().filter(|r| **r == usize::MAX) {
+        *slot = placed;
+        placed += 1;
+    }
+    rank
 }

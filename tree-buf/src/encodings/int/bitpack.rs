@@ -30,21 +30,22 @@ fn offsets<W: Word>(values: &[W], min: W) -> Vec<u32> {
         .collect()
 }
 
-fn block_bits(block: &[u32]) -> u32 {
-    32 - block.iter().fold(0, |acc, &v| acc | v).leading_zeros()
-}
-
 /// The exact encoded size.
 pub(super) fn size<W: Word>(values: &[W], min: W) -> usize {
-    let offsets = offsets(values, min);
-    let large_end = offsets.len() / LARGE * LARGE;
-    let large: usize = offsets[..large_end]
+    let large_end = values.len() / LARGE * LARGE;
+    let bits = |block: &[W]| {
+        let or = block
+            .iter()
+            .fold(0u32, |acc, &v| acc | v.wrapping_sub(min).low_u64() as u32);
+        32 - or.leading_zeros() as usize
+    };
+    let large: usize = values[..large_end]
         .chunks(LARGE)
-        .map(|b| 1 + 16 * block_bits(b) as usize)
+        .map(|b| 1 + 16 * bits(b))
         .sum();
-    let small: usize = offsets[large_end..]
+    let small: usize = values[large_end..]
         .chunks(SMALL)
-        .map(|b| 1 + 4 * block_bits(b) as usize)
+        .map(|b| 1 + 4 * bits(b))
         .sum();
     1 + varint::len(min) + large + small
 }

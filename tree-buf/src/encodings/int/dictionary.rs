@@ -9,7 +9,7 @@
 //!   count is a multiple of `group`; values: distinct * group words; indices: count / group
 //! ```
 
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::select::{encode_nested, Chain};
 use super::{decode_nested, describe as describe_stream, Word, DICTIONARY, GROUP_DICTIONARY};
@@ -36,7 +36,7 @@ pub(super) fn encode<W: Word>(values: &[W], settings: &Settings, chain: Chain, o
     let mut distinct = values.to_vec();
     distinct.sort_unstable();
     distinct.dedup();
-    let index: HashMap<W, u32> = distinct
+    let index: FxHashMap<W, u32> = distinct
         .iter()
         .enumerate()
         .map(|(i, &v)| (v, i as u32))
@@ -55,9 +55,7 @@ pub(super) fn count_groups<W: Word>(values: &[W], group: usize) -> Option<usize>
     if group < 2 || values.len() % group != 0 {
         return None;
     }
-    let mut groups: Vec<&[W]> = values.chunks_exact(group).collect();
-    groups.sort_unstable();
-    groups.dedup();
+    let groups: FxHashSet<&[W]> = values.chunks_exact(group).collect();
     Some(groups.len())
 }
 
@@ -71,7 +69,7 @@ pub(super) fn encode_groups<W: Word>(
     let mut distinct: Vec<&[W]> = values.chunks_exact(group).collect();
     distinct.sort_unstable();
     distinct.dedup();
-    let index: HashMap<&[W], u32> = distinct
+    let index: FxHashMap<&[W], u32> = distinct
         .iter()
         .enumerate()
         .map(|(i, &v)| (v, i as u32))

@@ -50,7 +50,7 @@ mod fixed;
 mod rle;
 pub(crate) mod select;
 pub(crate) mod simple16;
-mod transform;
+pub(crate) mod transform;
 mod varint;
 
 use std::fmt::Debug;

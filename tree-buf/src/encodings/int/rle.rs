@@ -13,14 +13,6 @@ use crate::encodings::bytes::{write_prefixed, write_varint, ByteReader};
 use crate::encodings::Settings;
 use crate::error::{corrupt, DecodeError};
 
-/// The number of runs of equal neighbours.
-pub(super) fn count_runs<W: Word>(values: &[W]) -> usize {
-    if values.is_empty() {
-        return 0;
-    }
-    1 + values.windows(2).filter(|pair| pair[0] != pair[1]).count()
-}
-
 pub(super) fn encode<W: Word>(values: &[W], settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
     let mut lengths = Vec::new();
     let mut run_values = Vec::new();
@@ -108,7 +100,6 @@ mod tests {
         round_trip(&[7]);
         round_trip(&[1, 1, 1, 2, 2, 3, 1, 1]);
         round_trip(&vec![9; 100_000]);
-        assert_eq!(count_runs(&[1u8, 1, 2, 2, 1]), 3);
     }
 
     #[test]

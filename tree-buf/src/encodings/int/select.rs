@@ -1,14 +1,20 @@
 //! Choosing the cascade of an integer column: the fewest bytes wins.
 //!
-//! Leaf codecs (fixed, varint, bitpack, Simple16) have exact sizes computed in one pass. Transforms
-//! (zigzag, delta, RLE, dictionaries) are tried by encoding: the whole column when it is small, a
-//! sample of evenly spaced windows of neighbours when it is large (as BtrBlocks does), and the
-//! winner then encodes the whole column. Nested streams choose their own cascade the same way.
-//! A choice made on a sample that loses to the best leaf on the whole column is replaced by it.
+//! One pass over the column (over evenly spaced windows of neighbours when it is large, as
+//! BtrBlocks samples) profiles the values, their zigzag forms and their deltas: extremes, runs,
+//! distinct values and a histogram of bit widths. A profile prices every leaf codec without
+//! encoding anything, so each transform (zigzag, delta, RLE, dictionary) is judged by what its
+//! output would cost with its best leaf. Only the winner is encoded; the streams it nests choose
+//! their own cascade the same way, and the leaf that ends a cascade is chosen by exact size. A
+//! transform whose result comes out larger than the best leaf on the whole column is replaced by
+//! that leaf, so an estimate can cost speed but never more bytes than no transform at all.
 
 use std::borrow::Cow;
 
-use super::{bitpack, dictionary, fixed, rle, simple16, transform, varint, Word};
+use rustc_hash::FxHashSet;
+
+use super::transform::zigzag;
+use super::{bit_width, bitpack, dictionary, fixed, rle, simple16, transform, varint, Word};
 use crate::encodings::{zstd, Settings};
 
 /// The transforms a cascade has applied so far, and how deep it is.
@@ -49,33 +55,139 @@ enum Choice {
     Groups(usize),
 }
 
-/// Columns up to this many values are tried whole; larger ones on a sample.
-const EXACT_LIMIT: usize = 1024;
-/// The sample: this many windows of neighbours, each of this many values.
+/// Columns are profiled on this many windows of neighbours, each of this many values, when
+/// they are longer.
 const WINDOWS: usize = 8;
 const WINDOW: usize = 128;
 /// The most transforms one cascade stacks.
 const MAX_TRANSFORMS: u8 = 3;
 
-struct Stats<W> {
+/// Simple16's cost in hundredths of a bit per value, for values of each bit width when their
+/// neighbours are as wide (32 bits over the values its densest fitting layout holds), and past
+/// 28 bits a cost that rules it out.
+const SIMPLE16_CENTIBITS: [u32; 129] = {
+    let fitting = [
+        114, 114, 229, 356, 457, 640, 800, 800, 1067, 1067, 1600, 1600, 1600, 1600, 1600, 3200,
+        3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200,
+    ];
+    let mut table = [1 << 24; 129];
+    let mut width = 0;
+    while width < fitting.len() {
+        table[width] = fitting[width];
+        width += 1;
+    }
+    table
+};
+
+/// The bytes of a varint, by the bit width of its value.
+const VARINT_BYTES: [u8; 129] = {
+    let mut table = [1; 129];
+    let mut width = 8;
+    while width < table.len() {
+        table[width] = width.div_ceil(7) as u8;
+        width += 1;
+    }
+    table
+};
+
+/// What one pass tells about a sequence of words: enough to price every leaf codec. Sums, not
+/// histograms, so that adding a value has no memory dependency on the previous one.
+struct Profile<W> {
     len: usize,
     min: W,
     max: W,
+    /// The bytes of the values as varints.
+    varint_bytes: usize,
+    /// Their cost in Simple16, in hundredths of a bit.
+    simple16_centibits: usize,
+}
+
+impl<W: Word> Profile<W> {
+    fn new() -> Self {
+        Profile {
+            len: 0,
+            min: W::ZERO.wrapping_sub(W::ONE),
+            max: W::ZERO,
+            varint_bytes: 0,
+            simple16_centibits: 0,
+        }
+    }
+
+    fn of(values: &[W]) -> Self {
+        let mut profile = Profile::new();
+        for &value in values {
+            profile.add(value);
+        }
+        profile
+    }
+
+    fn of_zigzag(values: &[W]) -> Self {
+        let mut profile = Profile::new();
+        for &value in values {
+            profile.add(zigzag(value));
+        }
+        profile
+    }
+
+    #[inline]
+    fn add(&mut self, value: W) {
+        self.len += 1;
+        self.min = self.min.min(value);
+        self.max = self.max.max(value);
+        let width = bit_width(value) as usize;
+        self.varint_bytes += usize::from(VARINT_BYTES[width]);
+        self.simple16_centibits += SIMPLE16_CENTIBITS[width] as usize;
+    }
+
+    fn fixed_size(&self) -> usize {
+        fixed::size(self.len, self.max)
+    }
+
+    fn simple16_estimate(&self) -> usize {
+        1 + self.simple16_centibits.div_ceil(800)
+    }
+
+    /// The size of the cheapest leaf codec, estimated (exact for fixed and varint).
+    fn leaf_estimate(&self, settings: &Settings) -> usize {
+        let fixed = self.fixed_size();
+        if settings.byte_aligned {
+            return fixed;
+        }
+        let mut best = fixed.min(1 + self.varint_bytes);
+        let range = bit_width(self.max.wrapping_sub(self.min)) as usize;
+        if self.len >= 16 && range <= 32 {
+            best = best.min(2 + (self.len * range).div_ceil(8) + self.len.div_ceil(32));
+        }
+        if self.len >= 16 && bit_width(self.max) <= simple16::MAX_BITS {
+            best = best.min(self.simple16_estimate());
+        }
+        best
+    }
+}
+
+/// The values and their zigzagged deltas, profiled in one pass, and the runs of equal values.
+struct Profiles<W> {
+    values: Profile<W>,
+    delta_zigzag: Profile<W>,
     runs: usize,
 }
 
-impl<W: Word> Stats<W> {
+impl<W: Word> Profiles<W> {
     fn of(values: &[W]) -> Self {
-        let (min, max) = values.iter().fold(
-            (values.first().copied().unwrap_or_default(), W::ZERO),
-            |(min, max), &v| (min.min(v), max.max(v)),
-        );
-        Stats {
-            len: values.len(),
-            min,
-            max,
-            runs: rle::count_runs(values),
+        let mut profiles = Profiles {
+            values: Profile::new(),
+            delta_zigzag: Profile::new(),
+            runs: 0,
+        };
+        let mut previous = values.first().map_or(W::ZERO, |&v| v.wrapping_sub(W::ONE));
+        for &value in values {
+            let delta = value.wrapping_sub(previous);
+            profiles.runs += usize::from(delta != W::ZERO);
+            profiles.values.add(value);
+            profiles.delta_zigzag.add(zigzag(delta));
+            previous = value;
         }
+        profiles
     }
 }
 
@@ -118,31 +230,33 @@ fn encode_choice<W: Word>(
     chain: Chain,
     out: &mut Vec<u8>,
 ) {
-    let choice = choose(values, group, settings, chain);
+    let choice = choose_transform(values, group, settings, chain);
+    let Some(transform) = choice else {
+        let (leaf, _) = best_leaf(values, settings);
+        encode_as(values, leaf, settings, chain, out);
+        return;
+    };
     let start = out.len();
-    encode_as(values, choice, settings, chain, out);
-    if values.len() > EXACT_LIMIT && is_transform(choice) {
-        let (leaf, leaf_size) = best_leaf(values, &Stats::of(values), settings);
-        if out.len() - start > leaf_size {
-            out.truncate(start);
-            encode_as(values, leaf, settings, chain, out);
-        }
+    encode_as(values, transform, settings, chain, out);
+    // Fixed width and varints are sized exactly in one pass: a transform that loses to them
+    // was misjudged, and the exact best leaf replaces it.
+    let profile = Profile::of(values);
+    if out.len() - start > profile.fixed_size().min(1 + profile.varint_bytes) {
+        out.truncate(start);
+        encode_as(values, best_leaf(values, settings).0, settings, chain, out);
     }
-}
-
-fn is_transform(choice: Choice) -> bool {
-    !matches!(
-        choice,
-        Choice::Fixed | Choice::Varint | Choice::BitPack | Choice::Simple16
-    )
 }
 
 /// Evenly spaced windows of neighbours, each a multiple of `align` values long.
 pub(crate) fn sample<W: Word>(values: &[W], align: usize) -> Cow<'_, [W]> {
-    if values.len() <= EXACT_LIMIT {
+    sample_windows(values, WINDOW.div_ceil(align) * align)
+}
+
+/// [`WINDOWS`] evenly spaced windows of `window` neighbours (all values if that is no fewer).
+pub(crate) fn sample_windows<W: Word>(values: &[W], window: usize) -> Cow<'_, [W]> {
+    if values.len() <= window * WINDOWS {
         return Cow::Borrowed(values);
     }
-    let window = WINDOW.div_ceil(align) * align;
     let windows = (values.len() / window).min(WINDOWS);
     let stride = values.len() / window / windows * window;
     let mut sample = Vec::with_capacity(window * windows);
@@ -152,95 +266,149 @@ pub(crate) fn sample<W: Word>(values: &[W], align: usize) -> Cow<'_, [W]> {
     Cow::Owned(sample)
 }
 
-fn choose<W: Word>(
+/// The transform that should make the column smallest, or `None` when a leaf codec alone wins.
+fn choose_transform<W: Word>(
     values: &[W],
     group: Option<usize>,
     settings: &Settings,
     chain: Chain,
-) -> Choice {
+) -> Option<Choice> {
     let sample = sample(values, group.unwrap_or(1));
-    let stats = Stats::of(&sample);
-    let (mut best, leaf_size) = best_leaf(&sample, &stats, settings);
-    if stats.len < 8 || chain.depth >= MAX_TRANSFORMS {
-        return best;
+    if sample.len() < 8 || chain.depth >= MAX_TRANSFORMS {
+        return None;
     }
-    let mut best_size = if settings.byte_aligned && settings.zstd_level.is_some() {
-        let mut leaf = Vec::new();
-        encode_as(&sample, best, settings, chain, &mut leaf);
-        settings.trial_size(&leaf)
-    } else {
-        leaf_size
+    let profiles = Profiles::of(&sample);
+    let len = profiles.values.len;
+    // Sizes are for the whole column: what grows with the values is scaled up from the sample,
+    // while dictionary entries are taken to be those the sample shows.
+    let scale = |sample_bytes: usize| sample_bytes * values.len() / len;
+    let leaf = profiles.values.leaf_estimate(settings);
+    let mut best: (Option<Choice>, usize) = (None, scale(leaf));
+    let mut candidates = Vec::new();
+    let mut consider = |choice: Choice, size: usize| {
+        candidates.push(choice);
+        if size < best.1 {
+            best = (Some(choice), size);
+        }
     };
-    for candidate in transforms(&sample, &stats, group, chain) {
-        let mut trial = Vec::new();
-        encode_as(&sample, candidate, settings, chain, &mut trial);
-        let size = settings.trial_size(&trial);
-        if size < best_size {
-            best = candidate;
-            best_size = size;
+    // A dictionary's entries and a run's values cost about what a value costs now.
+    let per_value = |count: usize| (leaf * count).div_ceil(len);
+    let index_bytes = |distinct: usize, count: usize| {
+        (count * bit_width((distinct as u64).saturating_sub(1)) as usize).div_ceil(8)
+    };
+
+    if let Some(group) = group.filter(|_| chain.depth == 0) {
+        if let Some(distinct) = dictionary::count_groups(&sample, group) {
+            let groups = len / group;
+            if distinct * 2 <= groups {
+                consider(
+                    Choice::Groups(group),
+                    4 + per_value(distinct * group) + scale(index_bytes(distinct, groups)),
+                );
+            }
         }
     }
-    best
+    if !chain.has(Chain::DELTA) && !chain.has(Chain::RLE) {
+        // Priced as delta → zigzag; the nested stream drops the zigzag when it does not pay.
+        let deltas = profiles.delta_zigzag.leaf_estimate(settings);
+        consider(Choice::Delta, 2 + scale(deltas));
+    }
+    if !chain.has(Chain::ZIGZAG) && bit_width(profiles.values.max) == W::BITS {
+        let zigzag = Profile::of_zigzag(&sample).leaf_estimate(settings);
+        consider(Choice::Zigzag, 1 + scale(zigzag));
+    }
+    if !chain.has(Chain::RLE) && profiles.runs * 2 <= len {
+        let runs = profiles.runs;
+        let length_bits = bit_width((len / runs) as u64) as usize + 1;
+        consider(
+            Choice::Rle,
+            4 + scale((runs * length_bits).div_ceil(8) + per_value(runs)),
+        );
+    }
+    if !chain.has(Chain::DICTIONARY) && !chain.has(Chain::RLE) {
+        // Indices of `distinct` entries take bit_width(distinct - 1) bits: a dictionary can only
+        // win with fewer entries than the values' bits now allow.
+        let limit = (len / 2).min(1 << (8 * leaf / len).min(30));
+        if let Some(distinct) = count_distinct(&sample, limit) {
+            consider(
+                Choice::Dictionary,
+                4 + per_value(distinct) + scale(index_bytes(distinct, len)),
+            );
+        }
+    }
+    match settings.ranks_by_compression(values.len() * W::BYTES) {
+        Some(level) => rank_by_compression(&sample, candidates, settings, chain, level),
+        None => best.0,
+    }
 }
 
-/// The leaf codec with the fewest bytes, and that size.
-fn best_leaf<W: Word>(values: &[W], stats: &Stats<W>, settings: &Settings) -> (Choice, usize) {
-    let mut best = (Choice::Fixed, fixed::size(stats.len, stats.max));
+/// The candidate (or leaf, `None`) whose encoding of `sample` compresses smallest.
+fn rank_by_compression<W: Word>(
+    sample: &[W],
+    candidates: Vec<Choice>,
+    settings: &Settings,
+    chain: Chain,
+    level: i32,
+) -> Option<Choice> {
+    let trial_size = |choice: Option<Choice>| {
+        let mut trial = Vec::new();
+        let choice = choice.unwrap_or_else(|| best_leaf(sample, settings).0);
+        encode_as(sample, choice, settings, chain, &mut trial);
+        zstd::compressed_size(&trial, level)
+    };
+    let mut best = (None, trial_size(None));
+    for candidate in candidates {
+        let size = trial_size(Some(candidate));
+        if size < best.1 {
+            best = (Some(candidate), size);
+        }
+    }
+    best.0
+}
+
+/// The number of distinct values, if it is at most `limit`.
+fn count_distinct<W: Word>(values: &[W], limit: usize) -> Option<usize> {
+    let mut seen = FxHashSet::with_capacity_and_hasher(limit.min(values.len()), Default::default());
+    for value in values {
+        if seen.insert(*value) && seen.len() > limit {
+            return None;
+        }
+    }
+    Some(seen.len())
+}
+
+/// The leaf codec with the fewest bytes, and that size, computed exactly.
+fn best_leaf<W: Word>(values: &[W], settings: &Settings) -> (Choice, usize) {
+    let profile = Profile::of(values);
+    let mut best = (Choice::Fixed, profile.fixed_size());
     if settings.byte_aligned {
         // For a zstd stage: it finds repeats in aligned fixed-width values far better than in
         // varints, so the size before it is no guide.
         return best;
     }
-    let mut consider = |choice, size: usize| {
+    let keep_smaller = |best: &mut (Choice, usize), choice, size: usize| {
         if size < best.1 {
-            best = (choice, size);
+            *best = (choice, size);
         }
     };
-    consider(Choice::Varint, varint::size(values));
-    if stats.len >= 16 {
-        if bitpack::fits(stats.min, stats.max) {
-            consider(Choice::BitPack, bitpack::size(values, stats.min));
+    keep_smaller(&mut best, Choice::Varint, 1 + profile.varint_bytes);
+    if values.len() >= 16 {
+        if bitpack::fits(profile.min, profile.max) {
+            keep_smaller(
+                &mut best,
+                Choice::BitPack,
+                bitpack::size(values, profile.min),
+            );
         }
-        if stats.max.low_u64() < simple16::LIMIT && super::bit_width(stats.max) <= 28 {
-            consider(Choice::Simple16, simple16::size(values));
+        // The estimate assumes neighbours of equal width, so it is high when widths vary:
+        // Simple16 is sized exactly unless even a far better packing would not win.
+        if bit_width(profile.max) <= simple16::MAX_BITS
+            && profile.simple16_estimate() < best.1 * 3 / 2
+        {
+            keep_smaller(&mut best, Choice::Simple16, simple16::size(values));
         }
     }
     best
-}
-
-fn transforms<W: Word>(
-    sample: &[W],
-    stats: &Stats<W>,
-    group: Option<usize>,
-    chain: Chain,
-) -> Vec<Choice> {
-    let mut candidates = Vec::new();
-    if let Some(group) = group {
-        if chain.depth == 0
-            && dictionary::count_groups(sample, group)
-                .is_some_and(|d| d * 2 <= sample.len() / group)
-        {
-            candidates.push(Choice::Groups(group));
-        }
-    }
-    if !chain.has(Chain::DELTA) && !chain.has(Chain::RLE) {
-        candidates.push(Choice::Delta);
-    }
-    if !chain.has(Chain::ZIGZAG) && super::bit_width(stats.max) == W::BITS {
-        candidates.push(Choice::Zigzag);
-    }
-    if !chain.has(Chain::RLE) && stats.runs * 2 <= stats.len {
-        candidates.push(Choice::Rle);
-    }
-    if !chain.has(Chain::DICTIONARY) && !chain.has(Chain::RLE) {
-        let mut distinct = sample.to_vec();
-        distinct.sort_unstable();
-        distinct.dedup();
-        if distinct.len() * 2 <= sample.len() {
-            candidates.push(Choice::Dictionary);
-        }
-    }
-    candidates
 }
 
 fn encode_as<W: Word>(
@@ -250,21 +418,26 @@ fn encode_as<W: Word>(
     chain: Chain,
     out: &mut Vec<u8>,
 ) {
-    let stats = || Stats::of(values);
+    let extremes = || {
+        values
+            .iter()
+            .fold((W::ZERO.wrapping_sub(W::ONE), W::ZERO), |(min, max), &v| {
+                (min.min(v), max.max(v))
+            })
+    };
     match choice {
-        Choice::Fixed => fixed::encode(values, stats().max, out),
+        Choice::Fixed => fixed::encode(values, extremes().1, out),
         Choice::Varint => varint::encode(values, out),
         Choice::BitPack => {
-            let stats = stats();
-            if bitpack::fits(stats.min, stats.max) {
-                bitpack::encode(values, stats.min, out);
+            let (min, max) = extremes();
+            if bitpack::fits(min, max) {
+                bitpack::encode(values, min, out);
             } else {
-                fixed::encode(values, stats.max, out);
+                fixed::encode(values, max, out);
             }
         }
         Choice::Simple16 => {
-            let stats = stats();
-            if super::bit_width(stats.max) <= 28 {
+            if bit_width(extremes().1) <= simple16::MAX_BITS {
                 simple16::encode(values, out);
             } else {
                 varint::encode(values, out);
@@ -298,6 +471,19 @@ mod tests {
             values
         );
         out
+    }
+
+    #[test]
+    fn profiles_size_fixed_and_varint_exactly() {
+        for shape in super::super::tests::shapes() {
+            let profile = Profile::of(&shape);
+            let mut out = Vec::new();
+            varint::encode(&shape, &mut out);
+            assert_eq!(1 + profile.varint_bytes, out.len());
+            out.clear();
+            fixed::encode(&shape, profile.max, &mut out);
+            assert_eq!(profile.fixed_size(), out.len());
+        }
     }
 
     #[test]

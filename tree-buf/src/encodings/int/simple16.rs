@@ -24,8 +24,8 @@
 use super::{Word, SIMPLE16};
 use crate::error::{corrupt, DecodeError};
 
-/// The largest value Simple16 can hold, plus one.
-pub(crate) const LIMIT: u64 = 1 << 28;
+/// The widest value Simple16 can hold, in bits.
+pub(super) const MAX_BITS: u32 = 28;
 
 /// The field widths of each layout, lowest field first.
 const LAYOUTS: [&[u8]; 16] = [
@@ -55,39 +55,49 @@ const LAYOUTS: [&[u8]; 16] = [
 
 /// Whether `values` (the rest of the column) fill the fields of `layout`, padding with zeros.
 #[inline]
-fn fits(layout: &[u8], values: &[u64]) -> bool {
+fn fits<W: Word>(layout: &[u8], values: &[W]) -> bool {
     layout
         .iter()
         .zip(values)
-        .all(|(&bits, &value)| value >> bits == 0)
+        .all(|(&bits, &value)| value.low_u64() >> bits == 0)
 }
 
-/// Packs values below [`LIMIT`] into words.
-fn pack(values: &[u64]) -> Vec<u32> {
-    let mut words = Vec::with_capacity(values.len() / 4 + 1);
+/// The layout of the next word: the first (densest) whose fields hold the next values.
+#[inline]
+fn next_layout<W: Word>(rest: &[W]) -> usize {
+    (0..16).find(|&s| fits(LAYOUTS[s], rest)).unwrap_or(15)
+}
+
+/// Packs values of at most [`MAX_BITS`] bits into words, handing each to `emit`.
+#[inline]
+fn pack<W: Word>(values: &[W], mut emit: impl FnMut(u32)) {
     let mut rest = values;
     while !rest.is_empty() {
-        let selector = (0..16).find(|&s| fits(LAYOUTS[s], rest)).unwrap_or(15);
+        let selector = next_layout(rest);
         let layout = LAYOUTS[selector];
         let mut word = (selector as u32) << 28;
         let mut shift = 0;
         for (&bits, &value) in layout.iter().zip(rest) {
-            word |= (value as u32) << shift;
+            word |= (value.low_u64() as u32) << shift;
             shift += u32::from(bits);
         }
-        words.push(word);
+        emit(word);
         rest = &rest[layout.len().min(rest.len())..];
     }
-    words
 }
 
-/// The exact encoded size; the values must all be below [`LIMIT`].
+/// The exact encoded size; the values must all have at most [`MAX_BITS`] bits.
 pub(super) fn size<W: Word>(values: &[W]) -> usize {
-    let values: Vec<u64> = values.iter().map(|v| v.low_u64()).collect();
-    1 + 4 * pack(&values).len()
+    let mut words = 0;
+    let mut rest = values;
+    while !rest.is_empty() {
+        words += 1;
+        rest = &rest[LAYOUTS[next_layout(rest)].len().min(rest.len())..];
+    }
+    1 + 4 * words
 }
 
-/// Encodes values that are all below [`LIMIT`].
+/// Encodes values that all have at most [`MAX_BITS`] bits.
 pub(super) fn encode<W: Word>(values: &[W], out: &mut Vec<u8>) {
     out.push(SIMPLE16);
     encode_words(values, out);
@@ -95,10 +105,8 @@ pub(super) fn encode<W: Word>(values: &[W], out: &mut Vec<u8>) {
 
 /// The packed words alone, without the tag.
 pub(crate) fn encode_words<W: Word>(values: &[W], out: &mut Vec<u8>) {
-    let values: Vec<u64> = values.iter().map(|v| v.low_u64()).collect();
-    for word in pack(&values) {
-        out.extend_from_slice(&word.to_le_bytes());
-    }
+    out.reserve(values.len() / 2 + 4);
+    pack(values, |word| out.extend_from_slice(&word.to_le_bytes()));
 }
 
 /// Unpacks the fields of `word` with the layout `SELECTOR`, all shifts and masks constant.
@@ -226,8 +234,9 @@ mod tests {
     #[test]
     fn matches_the_reference_on_many_shapes() {
         for shape in super::super::tests::shapes() {
-            let values: Vec<u64> = shape.iter().map(|v| v % LIMIT).collect();
-            let words = pack(&values);
+            let values: Vec<u64> = shape.iter().map(|v| v % (1 << MAX_BITS)).collect();
+            let mut words = Vec::new();
+            pack(&values, |word| words.push(word));
             assert_eq!(reference_decode(&words, values.len()), values);
             let mut out = Vec::new();
             encode(&values, &mut out);

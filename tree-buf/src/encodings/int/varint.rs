@@ -13,10 +13,6 @@ pub(super) fn len<W: Word>(value: W) -> usize {
     (bit_width(value | W::ONE) as usize).div_ceil(7)
 }
 
-pub(super) fn size<W: Word>(values: &[W]) -> usize {
-    1 + values.iter().map(|&v| len(v)).sum::<usize>()
-}
-
 #[inline]
 pub(super) fn write<W: Word>(out: &mut Vec<u8>, mut value: W) {
     let threshold = W::from_u8(0x80);
@@ -80,7 +76,7 @@ mod tests {
         assert_eq!(decode::<u8>(&out[1..], 4).unwrap(), [0, 127, 128, u8::MAX]);
         let mut out = Vec::new();
         encode(&[u128::MAX, 0], &mut out);
-        assert_eq!(out.len(), size(&[u128::MAX, 0]));
+        assert_eq!(out.len(), 1 + 19 + 1);
         assert_eq!(decode::<u128>(&out[1..], 2).unwrap(), [u128::MAX, 0]);
     }
 
