@@ -4,9 +4,10 @@
 //! option, except for object fields: there a missing field makes the option, and an explicit
 //! null is a kind of its own, so that both survive the round trip. A path that saw values of
 //! several kinds becomes a union with one child per kind; objects keep one slot per field name,
-//! in first-seen order.
+//! written in an order that agrees with the key order of every object when one exists.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use super::Value;
 use crate::branch::{Column, Words};
@@ -58,11 +59,7 @@ enum Kind {
         lengths: Vec<u64>,
         items: Box<Slot>,
     },
-    Object {
-        len: usize,
-        index: HashMap<String, usize>,
-        fields: Vec<(String, Slot)>,
-    },
+    Object(Fields),
     Variant {
         index: HashMap<String, usize>,
         variants: Vec<(String, Slot)>,
@@ -113,7 +110,7 @@ impl Kind {
             Kind::String(_) => "string",
             Kind::Bytes { .. } => "bytes",
             Kind::Array { name, .. } => name,
-            Kind::Object { .. } => "object",
+            Kind::Object(_) => "object",
             Kind::Variant { .. } => "variant",
             Kind::Map { .. } => "map",
         }
@@ -142,11 +139,7 @@ impl Kind {
                 lengths: Vec::new(),
                 items: child(),
             },
-            Value::Object(_) => Kind::Object {
-                len: 0,
-                index: HashMap::new(),
-                fields: Vec::new(),
-            },
+            Value::Object(_) => Kind::Object(Fields::default()),
             Value::Variant(..) => Kind::Variant {
                 index: HashMap::new(),
                 variants: Vec::new(),
@@ -179,42 +172,7 @@ impl Kind {
                     items.push(item);
                 }
             }
-            (Kind::Object { len, index, fields }, Value::Object(entries)) => {
-                // A field first seen now was missing from every earlier object. It goes before the
-                // next known field of this object, so that objects whose keys come in a
-                // consistent order keep it.
-                for (position, (name, _)) in entries.iter().enumerate() {
-                    if !index.contains_key(name) {
-                        let before = entries[position + 1..]
-                            .iter()
-                            .find_map(|(n, _)| index.get(n).copied());
-                        fields.insert(
-                            before.unwrap_or(fields.len()),
-                            (name.clone(), Slot::absent(*len, depth + 1)),
-                        );
-                        *index = fields
-                            .iter()
-                            .enumerate()
-                            .map(|(i, (n, _))| (n.clone(), i))
-                            .collect();
-                    }
-                }
-                let mut written = vec![false; fields.len()];
-                for (name, entry) in entries {
-                    let slot = index[name];
-                    // Of a name repeated within one object, the first value counts.
-                    if !written[slot] {
-                        written[slot] = true;
-                        fields[slot].1.push(entry);
-                    }
-                }
-                for ((_, slot), written) in fields.iter_mut().zip(written) {
-                    if !written {
-                        slot.push_missing();
-                    }
-                }
-                *len += 1;
-            }
+            (Kind::Object(fields), Value::Object(entries)) => fields.push(entries, depth),
             (
                 Kind::Variant {
                     index,
@@ -266,7 +224,7 @@ impl Kind {
             Kind::Bytes { lengths, .. }
             | Kind::Array { lengths, .. }
             | Kind::Map { lengths, .. } => lengths.len(),
-            Kind::Object { len, .. } => *len,
+            Kind::Object(fields) => fields.len,
             Kind::Variant { discriminants, .. } => discriminants.len(),
         }
     }
@@ -350,11 +308,14 @@ impl Kind {
                 }),
                 None => out.seq(lengths, |out| items.finish(out)),
             },
-            Kind::Object { fields, .. } => out.structure(fields.len(), |out| {
-                fields
-                    .into_iter()
-                    .try_for_each(|(name, slot)| out.field(&name, |out| slot.finish(out)))
-            }),
+            Kind::Object(fields) => {
+                let fields = fields.into_ordered();
+                out.structure(fields.len(), |out| {
+                    fields
+                        .into_iter()
+                        .try_for_each(|(name, slot)| out.field(&name, |out| slot.finish(out)))
+                })
+            }
             Kind::Variant {
                 variants,
                 discriminants,
@@ -370,6 +331,97 @@ impl Kind {
                 values,
             } => out.map(lengths, |out| keys.finish(out), |out| values.finish(out)),
         }
+    }
+}
+
+/// The fields of the objects at one path, and the orders their keys came in.
+#[derive(Debug, Default)]
+struct Fields {
+    /// Objects pushed.
+    len: usize,
+    index: HashMap<String, usize>,
+    /// One slot per field name, in first-seen order.
+    slots: Vec<(String, Slot)>,
+    /// `(a, b)` when field `a` came right before field `b` in some object.
+    follows: HashSet<(usize, usize)>,
+    /// The fields of the last object, in its order: objects of one shape record their order once.
+    last: Vec<usize>,
+}
+
+impl Fields {
+    fn push(&mut self, entries: &[(String, Value)], depth: usize) {
+        for (name, _) in entries {
+            if !self.index.contains_key(name) {
+                // A field first seen now was missing from every earlier object.
+                self.index.insert(name.clone(), self.slots.len());
+                self.slots
+                    .push((name.clone(), Slot::absent(self.len, depth + 1)));
+            }
+        }
+        let mut written = vec![false; self.slots.len()];
+        let mut sequence = Vec::with_capacity(entries.len());
+        for (name, entry) in entries {
+            let slot = self.index[name];
+            // Of a name repeated within one object, the first value counts.
+            if !written[slot] {
+                written[slot] = true;
+                sequence.push(slot);
+                self.slots[slot].1.push(entry);
+            }
+        }
+        for ((_, slot), written) in self.slots.iter_mut().zip(written) {
+            if !written {
+                slot.push_missing();
+            }
+        }
+        if sequence != self.last {
+            self.follows
+                .extend(sequence.windows(2).map(|pair| (pair[0], pair[1])));
+            self.last = sequence;
+        }
+        self.len += 1;
+    }
+
+    /// The slots in an order that keeps every recorded `follows` pair, the earliest seen field
+    /// first among those free to go next; where objects disagree, the earliest seen field wins.
+    fn into_ordered(self) -> Vec<(String, Slot)> {
+        let n = self.slots.len();
+        let mut successors = vec![Vec::new(); n];
+        let mut predecessors = vec![0usize; n];
+        for &(before, after) in &self.follows {
+            successors[before].push(after);
+            predecessors[after] += 1;
+        }
+        let mut ready: BinaryHeap<Reverse<usize>> = (0..n)
+            .filter(|&i| predecessors[i] == 0)
+            .map(Reverse)
+            .collect();
+        let mut slots: Vec<Option<(String, Slot)>> = self.slots.into_iter().map(Some).collect();
+        let mut ordered = Vec::with_capacity(n);
+        let mut first_unplaced = 0;
+        while ordered.len() < n {
+            let field = match ready.pop() {
+                Some(Reverse(field)) => field,
+                None => {
+                    // A cycle: break it at the earliest seen field not placed yet.
+                    while slots[first_unplaced].is_none() {
+                        first_unplaced += 1;
+                    }
+                    first_unplaced
+                }
+            };
+            let Some(slot) = slots[field].take() else {
+                continue;
+            };
+            ordered.push(slot);
+            for &after in &successors[field] {
+                predecessors[after] -= 1;
+                if predecessors[after] == 0 {
+                    ready.push(Reverse(after));
+                }
+            }
+        }
+        ordered
     }
 }
 
