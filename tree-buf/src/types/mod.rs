@@ -45,6 +45,24 @@ pub trait Encode {
 }
 
 /// A type that tree-buf can decode. Derive it with `#[derive(Decode)]`.
+///
+/// A type reads files written by other versions of it: fields it lacks are skipped, `Option`
+/// fields the file lacks are `None`, integers widen, and so on, by the schema evolution rules of
+/// `docs/FORMAT.md`; anything lossy is a [`SchemaMismatch`](crate::DecodeErrorKind::SchemaMismatch).
+///
+/// ```
+/// use tree_buf::prelude::*;
+///
+/// #[derive(Encode)]
+/// struct V1 { id: u32, legacy: String }
+///
+/// #[derive(Decode, Debug, PartialEq)]
+/// struct V2 { id: u64, note: Option<String> }
+///
+/// let bytes = encode(&vec![V1 { id: 7, legacy: "x".into() }]);
+/// assert_eq!(decode::<Vec<V2>>(&bytes)?, [V2 { id: 7, note: None }]);
+/// # Ok::<(), tree_buf::DecodeError>(())
+/// ```
 pub trait Decode: Sized {
     /// Rebuilds the values of this type at one path from columns.
     #[doc(hidden)]
