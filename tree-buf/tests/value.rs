@@ -161,6 +161,30 @@ fn lossy_json_conversions_are_the_documented_ones() {
     assert_eq!(serde_json::Value::from(map), json!([[1, true]]));
 }
 
+/// `depth` arrays, each holding the next, around an integer.
+fn nested(depth: usize) -> Value {
+    (0..depth).fold(Value::Unsigned(1), |inner, _| Value::Array(vec![inner]))
+}
+
+#[test]
+fn values_nested_to_the_limit_round_trip_and_deeper_ones_are_errors() {
+    // On a small stack: each level takes kilobytes in a debug build.
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let deepest = nested(tree_buf::MAX_DEPTH - 1);
+            assert_eq!(decode::<Value>(&encode(&deepest)).unwrap(), deepest);
+            let err = tree_buf::try_encode(&nested(tree_buf::MAX_DEPTH)).unwrap_err();
+            assert_eq!(err.kind(), tree_buf::EncodeErrorKind::DepthLimit);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    // Encoding stops at the limit; dropping the value is Rust's own recursion.
+    let err = tree_buf::try_encode(&nested(5_000)).unwrap_err();
+    assert_eq!(err.kind(), tree_buf::EncodeErrorKind::DepthLimit);
+}
+
 fn value_strategy() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),

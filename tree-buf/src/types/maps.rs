@@ -119,8 +119,11 @@ impl<K: Decode, V: Decode> MapDecoder<K, V> {
             });
         }
         ctx.charge(node, total, size_of::<(K, V)>())?;
-        let keys = K::Decoder::new(node.child(0).unwrap_or_else(|| node.void()), total, ctx)?;
-        let values = V::Decoder::new(node.child(1).unwrap_or_else(|| node.void()), total, ctx)?;
+        let (keys, values) = crate::stack::deeper(|| {
+            let keys = K::Decoder::new(node.child(0).unwrap_or_else(|| node.void()), total, ctx)?;
+            let values = V::Decoder::new(node.child(1).unwrap_or_else(|| node.void()), total, ctx)?;
+            Ok::<_, DecodeError>((keys, values))
+        })?;
         Ok(MapDecoder {
             lengths: lengths.into_iter(),
             entries: Some(Box::new((keys, values))),

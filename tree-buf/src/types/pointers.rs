@@ -69,9 +69,8 @@ impl<T: Decode> PointerDecoder<T> {
             return Ok(PointerDecoder(None));
         }
         ctx.charge(node, count, size_of::<T>())?;
-        Ok(PointerDecoder(Some(Box::new(T::Decoder::new(
-            node, count, ctx,
-        )?))))
+        let inner = crate::stack::deeper(|| T::Decoder::new(node, count, ctx))?;
+        Ok(PointerDecoder(Some(Box::new(inner))))
     }
 
     #[inline]

@@ -170,7 +170,9 @@ impl<T: Decode> SeqDecoder<T> {
         let child = node.child(0).unwrap_or_else(|| node.void());
         Ok(SeqDecoder {
             lengths,
-            items: Some(Box::new(T::Decoder::new(child, total, ctx)?)),
+            items: Some(Box::new(crate::stack::deeper(|| {
+                T::Decoder::new(child, total, ctx)
+            })?)),
         })
     }
 

@@ -449,6 +449,10 @@ impl Slot {
     }
 
     fn push(&mut self, value: &Value) {
+        crate::stack::deeper(|| self.push_here(value));
+    }
+
+    fn push_here(&mut self, value: &Value) {
         if self.depth >= MAX_DEPTH {
             self.too_deep = true;
             return;
@@ -507,6 +511,10 @@ impl Slot {
     }
 
     fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+        crate::stack::deeper(|| self.finish_here(out))
+    }
+
+    fn finish_here(self, out: &mut SchemaWriter) -> EncodeResult {
         if self.too_deep {
             return Err(out.too_deep());
         }
