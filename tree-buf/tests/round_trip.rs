@@ -232,6 +232,43 @@ fn hash_containers_encode_repeatably() {
     assert_eq!(encode(&a), encode(&b));
 }
 
+/// A key that hashes but has no order.
+#[derive(Encode, Decode, Debug, PartialEq, Eq, Hash, Clone)]
+enum Key {
+    Id(i64),
+    Name { name: String, alias: Option<String> },
+    Pair(u8, [u8; 2]),
+}
+
+#[test]
+fn hash_containers_take_any_encodable_key() {
+    let keys: Vec<Key> = (0..300)
+        .map(|i| match i % 3 {
+            0 => Key::Id(i - 150),
+            1 => Key::Name {
+                name: format!("n{i}"),
+                alias: (i % 2 == 0).then(|| format!("a{i}")),
+            },
+            _ => Key::Pair(i as u8, [i as u8, 7]),
+        })
+        .collect();
+    let forward: HashMap<Key, f64> = keys.iter().cloned().map(|k| (k, 0.5)).collect();
+    let backward: HashMap<Key, f64> = keys.iter().rev().cloned().map(|k| (k, 0.5)).collect();
+    assert_eq!(encode(&forward), encode(&backward));
+    round_trip(forward);
+    let forward: HashSet<Key> = keys.iter().cloned().collect();
+    let backward: HashSet<Key> = keys.iter().rev().cloned().collect();
+    assert_eq!(encode(&forward), encode(&backward));
+    everywhere(forward);
+    // Keys of integers and strings are written in their natural order.
+    let map: HashMap<u32, ()> = (0..100).rev().map(|i| (i * 3, ())).collect();
+    let keys: Vec<u32> = tree_buf::Reader::new(&encode(&map))
+        .unwrap()
+        .decode_path("{key}")
+        .unwrap();
+    assert!(keys.windows(2).all(|pair| pair[0] < pair[1]), "{keys:?}");
+}
+
 #[test]
 fn byte_vectors_cost_at_most_one_byte_per_byte() {
     let bytes: Vec<u8> = (0..100_000u32)

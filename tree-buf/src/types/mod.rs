@@ -6,6 +6,7 @@
 //! path while it is pushed, and put together again while it is pulled.
 
 mod derive_support;
+mod encoded_order;
 mod maps;
 mod option;
 mod pointers;
@@ -42,6 +43,14 @@ pub trait Encode {
     /// Collects the values of this type at one path into columns.
     #[doc(hidden)]
     type Encoder: ValueEncoder<Self>;
+
+    /// The order in which hash maps and sets write their keys: total and deterministic, so that
+    /// equal contents encode to equal bytes. The default compares the encoded forms; std types
+    /// and the derive compare part by part, faster.
+    #[doc(hidden)]
+    fn encoded_cmp(&self, other: &Self) -> std::cmp::Ordering {
+        encoded_order::by_encoding(self, other)
+    }
 }
 
 /// A type that tree-buf can decode. Derive it with `#[derive(Decode)]`.
