@@ -190,7 +190,7 @@ fn types_that_cannot_be_keys_everywhere() {
     everywhere(BTreeMap::from([(u128::MAX, (i128::MIN, 'x'))]));
     everywhere(HashSet::from([u64::MAX, 0]));
     everywhere(Box::<str>::from("boxed"));
-    everywhere(Arc::new(Rc::new(7u8)));
+    everywhere(Rc::new(Arc::new(7u8)));
     everywhere(PhantomData::<f64>);
     everywhere(Some(None::<u8>));
     everywhere([0u8; 0]);
