@@ -1,5 +1,6 @@
-//! Every dataset loads, has the documented record count, and round-trips through tree-buf and
-//! through JSON; so does the look-alike data of every generator.
+//! Every dataset loads, has the documented record count, round-trips through tree-buf and through
+//! JSON, reads as a `Value`, and has a size breakdown that adds up to its file; so does the
+//! look-alike data of every generator.
 
 use std::fmt::Debug;
 
@@ -25,6 +26,17 @@ fn round_trips<T: Encode + Decode + Serialize + DeserializeOwned + PartialEq + D
     let bytes = tree_buf::encode(value);
     let back: T = tree_buf::decode(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(back == *value, "{name} differs after tree-buf");
+    let breakdown = tree_buf::size_breakdown(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let parts = breakdown.header_bytes
+        + breakdown.schema_bytes
+        + breakdown.table_bytes
+        + breakdown.branches.iter().map(|b| b.bytes).sum::<usize>();
+    assert_eq!(parts, bytes.len(), "{name}: the breakdown does not add up");
+    assert_eq!(breakdown.total_bytes, bytes.len(), "{name}");
+    // Any file reads without its type.
+    let schemaless: tree_buf::Value =
+        tree_buf::decode(&bytes).unwrap_or_else(|e| panic!("{name} as a Value: {e}"));
+    assert_ne!(schemaless, tree_buf::Value::Null, "{name}");
     let json = serde_json::to_vec(value).unwrap();
     let back: T = serde_json::from_slice(&json).unwrap();
     assert!(back == *value, "{name} differs after JSON");

@@ -80,6 +80,9 @@ pub fn expand(container: &Container<'_>) -> TokenStream {
                 const _: () = {
                     impl #impl_generics ::tree_buf::Encode for #ty #where_clause {
                         type Encoder = ::tree_buf::__private::UnitEncoder;
+                        fn encoded_cmp(&self, _other: &Self) -> ::core::cmp::Ordering {
+                            ::core::cmp::Ordering::Equal
+                        }
                     }
                 };
             };
@@ -92,6 +95,7 @@ pub fn expand(container: &Container<'_>) -> TokenStream {
         new,
         push,
         finish,
+        cmp,
     } = body;
     quote! {
         const _: () = {
@@ -119,6 +123,10 @@ pub fn expand(container: &Container<'_>) -> TokenStream {
 
             impl #impl_generics ::tree_buf::Encode for #ty #where_clause {
                 type Encoder = __TreeBufEncoder #ty_generics;
+
+                fn encoded_cmp(&self, other: &Self) -> ::core::cmp::Ordering {
+                    #cmp
+                }
             }
         };
     }
@@ -129,6 +137,29 @@ struct EncoderParts {
     new: TokenStream,
     push: TokenStream,
     finish: TokenStream,
+    /// The body of `encoded_cmp`: written fields compared in order.
+    cmp: TokenStream,
+}
+
+/// Compares the written fields bound to `a_<slot>` and `b_<slot>`, in order.
+fn compare_fields(slots: &[Slot<'_>], a: &str, b: &str) -> TokenStream {
+    let comparisons = slots.iter().map(|slot| {
+        let ty = &slot.field.ty;
+        let a = format_ident!("{}{}", a, slot.name);
+        let b = format_ident!("{}{}", b, slot.name);
+        quote!(.then_with(|| <#ty as ::tree_buf::Encode>::encoded_cmp(#a, #b)))
+    });
+    quote!(::core::cmp::Ordering::Equal #(#comparisons)*)
+}
+
+/// `member: binding` patterns for the written fields, bindings named `<prefix><slot>`.
+fn bindings(slots: &[Slot<'_>], prefix: &str) -> TokenStream {
+    let bindings = slots.iter().map(|slot| {
+        let member = &slot.field.member;
+        let binding = format_ident!("{}{}", prefix, slot.name);
+        quote!(#member: #binding,)
+    });
+    quote!(#(#bindings)* ..)
 }
 
 fn declarations(slots: &[Slot<'_>]) -> TokenStream {
@@ -166,11 +197,18 @@ fn struct_encoder(style: Style, fields: &[Field<'_>]) -> EncoderParts {
             quote!(&mut self.#name, &value.#member),
         )
     });
+    let (a, b) = (bindings(&slots, "__a_"), bindings(&slots, "__b_"));
+    let compare = compare_fields(&slots, "__a_", "__b_");
     EncoderParts {
         fields: declarations(&slots),
         new: quote!(Self { #initializers __marker: __tb::PhantomData }),
         push: quote!(#(#pushes;)*),
         finish: finish_fields(style, &slots),
+        cmp: quote! {
+            let Self { #a } = self;
+            let Self { #b } = other;
+            #compare
+        },
     }
 }
 
@@ -226,8 +264,28 @@ fn enum_encoder(container: &Container<'_>, variants: &[Variant<'_>]) -> EncoderP
         let finish = finish_fields(variant.style, slots);
         quote!(out.variant(#name, |out| #finish)?;)
     });
+    let indices = variants.iter().enumerate().map(|(vi, variant)| {
+        let variant_ident = variant.ident;
+        let index = Literal::u32_unsuffixed(vi as u32);
+        quote!(#ident::#variant_ident { .. } => #index,)
+    });
+    let same_variant = variants.iter().zip(&per_variant).map(|(variant, slots)| {
+        let variant_ident = variant.ident;
+        let (a, b) = (bindings(slots, "__a_"), bindings(slots, "__b_"));
+        let compare = compare_fields(slots, "__a_", "__b_");
+        quote!((#ident::#variant_ident { #a }, #ident::#variant_ident { #b }) => #compare,)
+    });
+    let cmp = quote! {
+        let index = |value: &Self| -> u32 { match value { #(#indices)* } };
+        #[allow(unreachable_patterns)]
+        match (self, other) {
+            #(#same_variant)*
+            _ => index(self).cmp(&index(other)),
+        }
+    };
     let count = Literal::usize_unsuffixed(variants.len());
     EncoderParts {
+        cmp,
         fields: quote!(__discriminants: ::std::vec::Vec<u32>, #(#declarations)*),
         new: quote!(Self { __discriminants: ::std::vec::Vec::new(), #(#initializers)* __marker: __tb::PhantomData }),
         push: quote!(match value { #(#arms)* }),

@@ -38,6 +38,7 @@ mod file;
 mod options;
 mod reader;
 mod schema;
+mod stack;
 mod types;
 mod value;
 

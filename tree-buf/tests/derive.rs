@@ -1,10 +1,10 @@
-//! The derive on every shape of type, with generics, lifetimes and attributes, and reading files
-//! written by another version of a type.
+//! The derive on every shape of type, with generics, lifetimes and attributes. Reading files
+//! written by another version of a type is in `evolution.rs`.
 
 use std::fmt::Debug;
 use std::marker::PhantomData;
 
-use tree_buf::{decode, encode, try_encode, Decode, DecodeErrorKind, Encode, EncodeErrorKind};
+use tree_buf::{decode, encode, try_encode, Decode, Encode, EncodeErrorKind};
 
 #[track_caller]
 fn round_trip<T: Encode + Decode + PartialEq + Debug>(value: T) {
@@ -295,96 +295,4 @@ fn rename_skip_and_default() {
     assert!(schema.find("identifier").is_some());
     assert!(schema.find("type").is_some());
     assert!(schema.find("scratch").is_none());
-}
-
-mod v1 {
-    use super::*;
-
-    #[derive(Encode, Decode, Debug, PartialEq)]
-    #[allow(non_snake_case)]
-    pub struct Order {
-        pub orderId: u32,
-        pub price: u32,
-        pub status: Status,
-        pub dropped: String,
-    }
-
-    #[derive(Encode, Decode, Debug, PartialEq, Clone, Copy)]
-    pub enum Status {
-        Open,
-        Sold,
-    }
-}
-
-mod v2 {
-    use super::*;
-
-    #[derive(Encode, Decode, Debug, PartialEq)]
-    pub struct Order {
-        pub order_id: u64,
-        pub price: Option<u32>,
-        pub status: Status,
-        pub note: Option<String>,
-        #[tree_buf(default)]
-        pub tags: Vec<String>,
-    }
-
-    #[derive(Encode, Decode, Debug, PartialEq)]
-    pub enum Status {
-        Cancelled,
-        Sold,
-        Open,
-    }
-
-    #[derive(Decode, Debug)]
-    #[allow(dead_code)]
-    pub struct Strict {
-        pub order_id: u64,
-        pub required: u32,
-    }
-}
-
-#[test]
-fn files_of_an_older_type_read_into_a_newer_one() {
-    let old = vec![
-        v1::Order {
-            orderId: 1,
-            price: 10,
-            status: v1::Status::Open,
-            dropped: "gone".into(),
-        },
-        v1::Order {
-            orderId: 2,
-            price: 20,
-            status: v1::Status::Sold,
-            dropped: String::new(),
-        },
-    ];
-    let bytes = encode(&old);
-    let new: Vec<v2::Order> = decode(&bytes).unwrap();
-    assert_eq!(
-        new[0],
-        v2::Order {
-            order_id: 1,
-            price: Some(10),
-            status: v2::Status::Open,
-            note: None,
-            tags: vec![]
-        }
-    );
-    assert_eq!(new[1].status, v2::Status::Sold);
-
-    let err = decode::<Vec<v2::Strict>>(&bytes).unwrap_err();
-    assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
-    assert_eq!(err.path(), "[].required");
-
-    // A variant the reading type lacks is an error once a value uses it.
-    let newer = encode(&vec![v2::Status::Cancelled]);
-    let err = decode::<Vec<v1::Status>>(&newer).unwrap_err();
-    assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
-    assert!(err.message().contains("cancelled"), "{err}");
-    assert_eq!(
-        decode::<Vec<v1::Status>>(&encode(&vec![v2::Status::Open])).unwrap(),
-        [v1::Status::Open]
-    );
 }

@@ -233,6 +233,34 @@ fn a_million_nested_levels_is_an_error_not_a_stack_overflow() {
 }
 
 #[test]
+fn the_deepest_legal_schema_decodes_without_overflowing_a_small_stack() {
+    // Options nested to the last level below MAX_DEPTH, every one present, around one u8; read
+    // on a thread with a small stack, as deep recursion in a debug build needs megabytes.
+    let depth = tree_buf::MAX_DEPTH - 1;
+    let mut schema = vec![OPTION; depth];
+    schema.push(U8);
+    let present: &[u8] = &[0x00, 1];
+    let mut branches = vec![present; depth];
+    branches.push(&[0x00, 1, 7]);
+    let bytes = craft(&schema, &branches);
+    let mut deeper = vec![OPTION; depth + 1];
+    deeper.push(U8);
+    let mut deeper_branches = branches.clone();
+    deeper_branches.push(present);
+    let too_deep = craft(&deeper, &deeper_branches);
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            let value = decode::<tree_buf::Value>(&bytes).unwrap();
+            assert_eq!(value, tree_buf::Value::Unsigned(7));
+            assert_kind::<tree_buf::Value>(&too_deep, DecodeErrorKind::LimitExceeded);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
 fn crafted_schemas_are_errors() {
     assert_kind::<u8>(&craft(&[99], &[]), DecodeErrorKind::Corrupt);
     assert_kind::<u8>(&craft(&[U8, U8], &[&[0, 1, 5]]), DecodeErrorKind::Corrupt);
@@ -286,6 +314,53 @@ fn crafted_values_are_errors() {
     let table = bytes.len() - 3 - 4 - 4 - 1;
     bytes[table] = 0x7f;
     assert!(decode::<u8>(&bytes).is_err());
+}
+
+/// `bytes` as a `prefixed` field: its length, then itself.
+fn prefixed(bytes: &[u8]) -> Vec<u8> {
+    let mut out = varint_bytes(bytes.len() as u64);
+    out.extend_from_slice(bytes);
+    out
+}
+
+#[test]
+fn crafted_runs_and_dictionaries_are_errors() {
+    let two = [0x00, 1, 2];
+    // Three u64s as one run of 2^40.
+    let mut run_lengths = vec![0x01];
+    run_lengths.extend(varint_bytes((1 << 40) - 1));
+    let mut runs = vec![0x06, 1];
+    runs.extend(prefixed(&run_lengths));
+    runs.extend([0x00, 1, 5]);
+    let bytes = craft(&[SEQ, U64], &[&[0x00, 1, 3], &runs]);
+    assert_kind::<Vec<u64>>(&bytes, DecodeErrorKind::Corrupt);
+    // A run of one length of 2^40 units: a valid stream, over the budget.
+    let mut one_run = vec![0x06, 1];
+    one_run.extend(prefixed(&[0x00, 0]));
+    one_run.extend([0x00, 8]);
+    one_run.extend((1u64 << 40).to_le_bytes());
+    let bytes = craft(&[SEQ, SEQ, UNIT], &[&[0x00, 1, 1], &one_run]);
+    assert_kind::<Vec<Vec<()>>>(&bytes, DecodeErrorKind::LimitExceeded);
+    // Two u32s from a dictionary of one entry, the second index past its end.
+    let mut dictionary = vec![0x07, 1];
+    dictionary.extend(prefixed(&[0x00, 4, 5, 0, 0, 0]));
+    dictionary.extend([0x00, 1, 0, 1]);
+    let bytes = craft(&[SEQ, U32], &[&two, &dictionary]);
+    assert_kind::<Vec<u32>>(&bytes, DecodeErrorKind::Corrupt);
+    // Two strings from a dictionary of one ("a"), the second index past its end.
+    let mut strings = vec![0x00];
+    strings.extend(prefixed(&[0x00, 1, 1]));
+    strings.push(b'a');
+    let mut dictionary = vec![0x01, 1];
+    dictionary.extend(prefixed(&strings));
+    dictionary.extend([0x00, 1, 0, 1]);
+    let bytes = craft(&[SEQ, STR], &[&two, &dictionary]);
+    assert_kind::<Vec<String>>(&bytes, DecodeErrorKind::Corrupt);
+    // The same with a valid index decodes: the crafting is right.
+    let last = dictionary.len() - 1;
+    dictionary[last] = 0;
+    let bytes = craft(&[SEQ, STR], &[&two, &dictionary]);
+    assert_eq!(decode::<Vec<String>>(&bytes).unwrap(), ["a", "a"]);
 }
 
 #[test]

@@ -1,8 +1,12 @@
 //! Partial reads: the Reader, decode_path, schema listings and the size breakdown.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
-use tree_buf::{decode, encode, size_breakdown, DecodeErrorKind, NodeType, Reader};
+use tree_buf::{
+    decode, decode_with_options, encode, size_breakdown, Decode, DecodeErrorKind, DecodeOptions,
+    Encode, NodeType, Reader,
+};
 
 type Country = (String, String, Option<Vec<Vec<(f64, f64)>>>);
 
@@ -98,7 +102,7 @@ fn the_breakdown_adds_up_to_the_file() {
 }
 
 #[test]
-fn a_subset_type_reads_only_its_branches() {
+fn decode_path_never_reads_other_branches() {
     let full = countries();
     let mut bytes = encode(&full);
     // Corrupt the last branch (the y coordinates): a read of the names never looks at it.
@@ -109,4 +113,145 @@ fn a_subset_type_reads_only_its_branches() {
     assert_eq!(names[1], "Country 1");
     assert!(reader.verify().is_err());
     assert!(decode::<Vec<Country>>(&bytes).is_err());
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Collection {
+    features: Vec<Feature>,
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Feature {
+    name: String,
+    properties: Properties,
+    border: Vec<(f64, f64)>,
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Properties {
+    #[tree_buf(rename = "ADMIN")]
+    admin: String,
+    population: u64,
+}
+
+/// The same file seen through a type that names one field.
+#[derive(Decode, Debug, PartialEq)]
+struct NamesOnly {
+    features: Vec<NameOnly>,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct NameOnly {
+    name: String,
+}
+
+fn collection() -> Collection {
+    Collection {
+        features: (0..20)
+            .map(|i| Feature {
+                name: format!("Country {i}"),
+                properties: Properties {
+                    admin: format!("Admin {i}"),
+                    population: i * 1_000_003,
+                },
+                border: (0..50).map(|j| (j as f64 * 0.5, i as f64)).collect(),
+            })
+            .collect(),
+    }
+}
+
+/// Every branch's path and its byte range in the file, from the size breakdown.
+fn branch_ranges(bytes: &[u8]) -> Vec<(String, Range<usize>)> {
+    let breakdown = size_breakdown(bytes).unwrap();
+    // The table bytes include the data checksum, which follows the branches.
+    let mut start = breakdown.header_bytes + breakdown.schema_bytes + breakdown.table_bytes - 4;
+    breakdown
+        .branches
+        .iter()
+        .map(|branch| {
+            let range = start..start + branch.bytes;
+            start = range.end;
+            (branch.path.clone(), range)
+        })
+        .collect()
+}
+
+#[test]
+fn a_subset_type_never_parses_the_other_branches() {
+    let mut bytes = encode(&collection());
+    let needed = ["features", "features.[].name"];
+    let mut overwritten = 0;
+    for (path, range) in branch_ranges(&bytes) {
+        if !needed.contains(&path.as_str()) && !range.is_empty() {
+            // 0xff is no encoding's tag: any read of these bytes fails.
+            bytes[range].fill(0xff);
+            overwritten += 1;
+        }
+    }
+    assert_eq!(overwritten, 5);
+    let expected = NamesOnly {
+        features: (0..20)
+            .map(|i| NameOnly {
+                name: format!("Country {i}"),
+            })
+            .collect(),
+    };
+    let unchecked = DecodeOptions::default().verify_checksums(false);
+    assert_eq!(
+        decode_with_options::<NamesOnly>(&bytes, &unchecked).unwrap(),
+        expected
+    );
+    let reader = Reader::new(&bytes).unwrap();
+    assert_eq!(reader.decode::<NamesOnly>().unwrap(), expected);
+    // The full type does read the overwritten branches, and the checksum sees them.
+    let err = decode_with_options::<Collection>(&bytes, &unchecked).unwrap_err();
+    assert_eq!(err.kind(), DecodeErrorKind::Corrupt, "{err}");
+    assert!(err.path().starts_with("features.[]."), "{err}");
+    assert_eq!(
+        decode::<NamesOnly>(&bytes).unwrap_err().kind(),
+        DecodeErrorKind::Corrupt
+    );
+}
+
+#[test]
+fn decode_path_matches_names_in_canonical_case() {
+    let bytes = encode(&collection());
+    let reader = Reader::new(&bytes).unwrap();
+    let admins: Vec<String> = reader.decode_path("features.[].properties.ADMIN").unwrap();
+    assert_eq!(admins.len(), 20);
+    assert_eq!(admins[2], "Admin 2");
+    let same: Vec<String> = reader.decode_path("features.[].properties.admin").unwrap();
+    assert_eq!(same, admins);
+    let populations: Vec<u64> = reader
+        .decode_path("features.[].properties.population")
+        .unwrap();
+    assert_eq!(populations[3], 3_000_009);
+    let err = reader
+        .decode_path::<Vec<String>>("features.[].properties.NAME")
+        .unwrap_err();
+    assert_eq!(err.kind(), DecodeErrorKind::PathNotFound);
+    assert_eq!(err.path(), "features.[].properties.NAME");
+    assert!(err.message().contains("NAME"), "{err}");
+    let schema = reader.schema();
+    let admin = schema.find("features.[].properties.ADMIN").unwrap();
+    assert_eq!(admin.path, "features.[].properties.admin");
+    assert_eq!(admin.node_type, NodeType::Str);
+    assert!(admin.bytes > 0 && admin.encoding.is_some());
+}
+
+#[test]
+fn the_breakdown_serializes_to_json() {
+    let bytes = encode(&collection());
+    let breakdown = size_breakdown(&bytes).unwrap();
+    let json = serde_json::to_value(&breakdown).unwrap();
+    assert_eq!(json["total_bytes"], bytes.len());
+    let branches = json["branches"].as_array().unwrap();
+    assert_eq!(branches.len(), breakdown.branches.len());
+    let admin = branches
+        .iter()
+        .find(|b| b["path"] == "features.[].properties.admin")
+        .unwrap();
+    assert_eq!(admin["node_type"], "string");
+    assert!(admin["encoding"].as_str().is_some_and(|e| !e.is_empty()));
+    assert!(admin["bytes"].as_u64().is_some_and(|b| b > 0));
 }

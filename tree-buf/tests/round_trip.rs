@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::fmt::Debug;
+use std::hash::Hash;
 use std::marker::PhantomData;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -27,9 +28,9 @@ fn round_trip<T: Encode + Decode + PartialEq + Debug>(value: T) -> Vec<u8> {
     bytes
 }
 
-/// Round-trips `value` alone and inside every container, nested several levels deep.
+/// Round-trips `value` alone and inside every container but map keys, nested several levels deep.
 #[track_caller]
-fn everywhere<T: Encode + Decode + PartialEq + Debug + Clone + Ord>(value: T) {
+fn everywhere<T: Encode + Decode + PartialEq + Debug + Clone>(value: T) {
     round_trip(value.clone());
     round_trip(vec![value.clone(), value.clone()]);
     round_trip(Some(value.clone()));
@@ -37,7 +38,7 @@ fn everywhere<T: Encode + Decode + PartialEq + Debug + Clone + Ord>(value: T) {
     round_trip((value.clone(), 1u8, value.clone()));
     round_trip([value.clone(), value.clone(), value.clone()]);
     round_trip(BTreeMap::from([(1u32, value.clone())]));
-    round_trip(BTreeMap::from([(value.clone(), 1u32)]));
+    round_trip(HashMap::from([(1u32, value.clone()), (2, value.clone())]));
     round_trip(vec![
         vec![Some(vec![(value.clone(), vec![value.clone()])])],
         vec![],
@@ -59,23 +60,33 @@ fn everywhere<T: Encode + Decode + PartialEq + Debug + Clone + Ord>(value: T) {
     })]);
 }
 
+/// Round-trips `value` everywhere, and as the key of maps and sets.
+#[track_caller]
+fn everywhere_and_as_key<T: Encode + Decode + PartialEq + Debug + Clone + Ord + Hash>(value: T) {
+    everywhere(value.clone());
+    round_trip(BTreeMap::from([(value.clone(), 1u32)]));
+    round_trip(HashMap::from([(value.clone(), vec![value.clone()])]));
+    round_trip(vec![BTreeSet::from([value.clone()]), BTreeSet::new()]);
+    round_trip(Some(HashSet::from([value])));
+}
+
 #[test]
 fn integers_at_their_extremes() {
-    everywhere(0u8);
-    everywhere(u8::MAX);
-    everywhere(u16::MAX);
-    everywhere(u32::MAX);
-    everywhere(u64::MAX);
-    everywhere(u128::MAX);
-    everywhere(usize::MAX);
-    everywhere(i8::MIN);
-    everywhere(i16::MIN);
-    everywhere(i32::MIN);
-    everywhere(i64::MIN);
-    everywhere(i128::MIN);
-    everywhere(isize::MIN);
-    everywhere(i64::MAX);
-    everywhere(-1i32);
+    everywhere_and_as_key(0u8);
+    everywhere_and_as_key(u8::MAX);
+    everywhere_and_as_key(u16::MAX);
+    everywhere_and_as_key(u32::MAX);
+    everywhere_and_as_key(u64::MAX);
+    everywhere_and_as_key(u128::MAX);
+    everywhere_and_as_key(usize::MAX);
+    everywhere_and_as_key(i8::MIN);
+    everywhere_and_as_key(i16::MIN);
+    everywhere_and_as_key(i32::MIN);
+    everywhere_and_as_key(i64::MIN);
+    everywhere_and_as_key(i128::MIN);
+    everywhere_and_as_key(isize::MIN);
+    everywhere_and_as_key(i64::MAX);
+    everywhere_and_as_key(-1i32);
     round_trip(vec![0u64, 1, u64::MAX, 1 << 40, 7]);
     round_trip(vec![i64::MIN, -1, 0, 1, i64::MAX]);
     round_trip((0..1000).map(|i| i * 7919 % 1013).collect::<Vec<u32>>());
@@ -119,11 +130,11 @@ fn floats_are_bit_exact() {
 
 #[test]
 fn bools_chars_and_units() {
-    everywhere(true);
-    everywhere(false);
-    everywhere('\u{10FFFF}');
-    everywhere('é');
-    everywhere(());
+    everywhere_and_as_key(true);
+    everywhere_and_as_key(false);
+    everywhere_and_as_key('\u{10FFFF}');
+    everywhere_and_as_key('é');
+    everywhere_and_as_key(());
     round_trip(vec![(); 1000]);
     round_trip(PhantomData::<String>);
     round_trip(vec![
@@ -133,8 +144,8 @@ fn bools_chars_and_units() {
 
 #[test]
 fn strings_of_every_kind() {
-    everywhere(String::new());
-    everywhere("héllo wörld 🦀".to_string());
+    everywhere_and_as_key(String::new());
+    everywhere_and_as_key("héllo wörld 🦀".to_string());
     round_trip(Box::<str>::from("boxed"));
     round_trip(Rc::<str>::from("rc"));
     round_trip(Arc::<str>::from("arc"));
@@ -163,6 +174,27 @@ fn sequences_sets_and_maps() {
     round_trip(vec![[1u8; 20], [2u8; 20]]);
     let slice: &[u16] = &[1, 2, 3];
     assert_eq!(decode::<Vec<u16>>(&encode(slice)).unwrap(), [1, 2, 3]);
+}
+
+#[test]
+fn types_that_cannot_be_keys_everywhere() {
+    everywhere(-0.0f64);
+    everywhere(f64::MAX);
+    everywhere(f32::MIN_POSITIVE);
+    everywhere(f64::NEG_INFINITY);
+    everywhere(Vec::<u32>::new());
+    everywhere(vec![vec![1u16], vec![]]);
+    everywhere(VecDeque::from([Some(1i8), None]));
+    everywhere(HashMap::<String, Vec<f32>>::new());
+    everywhere(HashMap::from([("k".to_string(), vec![1.5f32])]));
+    everywhere(BTreeMap::from([(u128::MAX, (i128::MIN, 'x'))]));
+    everywhere(HashSet::from([u64::MAX, 0]));
+    everywhere(Box::<str>::from("boxed"));
+    everywhere(Rc::new(Arc::new(7u8)));
+    everywhere(PhantomData::<f64>);
+    everywhere(Some(None::<u8>));
+    everywhere([0u8; 0]);
+    everywhere([[1.5f64; 2]; 2]);
 }
 
 #[test]
@@ -198,6 +230,43 @@ fn hash_containers_encode_repeatably() {
     let a: HashSet<u64> = (0..1000).collect();
     let b: HashSet<u64> = (0..1000).rev().collect();
     assert_eq!(encode(&a), encode(&b));
+}
+
+/// A key that hashes but has no order.
+#[derive(Encode, Decode, Debug, PartialEq, Eq, Hash, Clone)]
+enum Key {
+    Id(i64),
+    Name { name: String, alias: Option<String> },
+    Pair(u8, [u8; 2]),
+}
+
+#[test]
+fn hash_containers_take_any_encodable_key() {
+    let keys: Vec<Key> = (0..300)
+        .map(|i| match i % 3 {
+            0 => Key::Id(i - 150),
+            1 => Key::Name {
+                name: format!("n{i}"),
+                alias: (i % 2 == 0).then(|| format!("a{i}")),
+            },
+            _ => Key::Pair(i as u8, [i as u8, 7]),
+        })
+        .collect();
+    let forward: HashMap<Key, f64> = keys.iter().cloned().map(|k| (k, 0.5)).collect();
+    let backward: HashMap<Key, f64> = keys.iter().rev().cloned().map(|k| (k, 0.5)).collect();
+    assert_eq!(encode(&forward), encode(&backward));
+    round_trip(forward);
+    let forward: HashSet<Key> = keys.iter().cloned().collect();
+    let backward: HashSet<Key> = keys.iter().rev().cloned().collect();
+    assert_eq!(encode(&forward), encode(&backward));
+    everywhere(forward);
+    // Keys of integers and strings are written in their natural order.
+    let map: HashMap<u32, ()> = (0..100).rev().map(|i| (i * 3, ())).collect();
+    let keys: Vec<u32> = tree_buf::Reader::new(&encode(&map))
+        .unwrap()
+        .decode_path("{key}")
+        .unwrap();
+    assert!(keys.windows(2).all(|pair| pair[0] < pair[1]), "{keys:?}");
 }
 
 #[test]
@@ -292,4 +361,63 @@ fn other_types_are_schema_mismatches_naming_both_types() {
     assert_eq!(decode::<[u8; 3]>(&encode(&vec![1u8; 3])).unwrap(), [1; 3]);
     assert_eq!(decode::<Option<u8>>(&encode(&4u8)).unwrap(), Some(4));
     assert_eq!(decode::<Vec<u8>>(&encode(&[9u8; 2])).unwrap(), [9, 9]);
+}
+
+mod marketplace {
+    use tree_buf::{Decode, Encode};
+
+    #[derive(Encode, Decode, Debug)]
+    pub struct Response<Status> {
+        pub data: Data<Status>,
+    }
+
+    #[derive(Encode, Decode, Debug)]
+    pub struct Data<Status> {
+        pub orders: Vec<Order<Status>>,
+    }
+
+    #[derive(Encode, Decode, Debug)]
+    pub struct Order<Status> {
+        pub nft: Option<Nft<Status>>,
+    }
+
+    #[derive(Encode, Decode, Debug)]
+    pub struct Nft<Status> {
+        pub bids: Vec<Bid<Status>>,
+    }
+
+    #[derive(Encode, Decode, Debug)]
+    pub struct Bid<Status> {
+        pub status: Status,
+    }
+}
+
+#[test]
+fn errors_are_thread_safe_values_naming_the_full_path() {
+    fn assert_error<E: std::error::Error + std::fmt::Display + Send + Sync + 'static>() {}
+    assert_error::<tree_buf::DecodeError>();
+    assert_error::<tree_buf::EncodeError>();
+
+    use marketplace::*;
+    let response = Response {
+        data: Data {
+            orders: vec![Order {
+                nft: Some(Nft {
+                    bids: vec![Bid {
+                        status: "open".to_string(),
+                    }],
+                }),
+            }],
+        },
+    };
+    let err = decode::<Response<u8>>(&encode(&response)).unwrap_err();
+    assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
+    assert_eq!(err.path(), "data.orders.[].nft.bids.[].status");
+    assert_eq!(
+        err.to_string(),
+        "schema mismatch at `data.orders.[].nft.bids.[].status`: the file has string here, the \
+         type expects u8"
+    );
+    let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(err);
+    assert!(boxed.to_string().contains("string"));
 }

@@ -122,7 +122,20 @@ fn json_round_trips_keep_key_order_missing_fields_and_nulls() {
         {"z": -9_007_199_254_740_993i64}
     ]);
     let back: Value = decode(&encode(&Value::from(json.clone()))).unwrap();
-    assert_eq!(serde_json::Value::from(back), json);
+    // Compared as text: `serde_json` maps compare equal whatever their key order.
+    assert_eq!(serde_json::Value::from(back).to_string(), json.to_string());
+}
+
+#[test]
+fn object_fields_keep_every_consistent_key_order() {
+    // `a` is first seen after `b`, and only the last object tells which comes first.
+    let json = json!([{"b": 1}, {"a": 2}, {"c": 3, "a": 4, "b": 5}, {"c": 6}]);
+    let back: Value = decode(&encode(&Value::from(json.clone()))).unwrap();
+    assert_eq!(serde_json::Value::from(back).to_string(), json.to_string());
+    // Objects that disagree still round-trip their contents, in one order.
+    let json = json!([{"x": 1, "y": 2}, {"y": 3, "x": 4}]);
+    let back = serde_json::Value::from(decode::<Value>(&encode(&Value::from(json))).unwrap());
+    assert_eq!(back.to_string(), r#"[{"x":1,"y":2},{"x":4,"y":3}]"#);
 }
 
 #[test]
@@ -146,6 +159,30 @@ fn lossy_json_conversions_are_the_documented_ones() {
     );
     let map = Value::Map(vec![(Value::Unsigned(1), Value::Bool(true))]);
     assert_eq!(serde_json::Value::from(map), json!([[1, true]]));
+}
+
+/// `depth` arrays, each holding the next, around an integer.
+fn nested(depth: usize) -> Value {
+    (0..depth).fold(Value::Unsigned(1), |inner, _| Value::Array(vec![inner]))
+}
+
+#[test]
+fn values_nested_to_the_limit_round_trip_and_deeper_ones_are_errors() {
+    // On a small stack: each level takes kilobytes in a debug build.
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let deepest = nested(tree_buf::MAX_DEPTH - 1);
+            assert_eq!(decode::<Value>(&encode(&deepest)).unwrap(), deepest);
+            let err = tree_buf::try_encode(&nested(tree_buf::MAX_DEPTH)).unwrap_err();
+            assert_eq!(err.kind(), tree_buf::EncodeErrorKind::DepthLimit);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    // Encoding stops at the limit; dropping the value is Rust's own recursion.
+    let err = tree_buf::try_encode(&nested(5_000)).unwrap_err();
+    assert_eq!(err.kind(), tree_buf::EncodeErrorKind::DepthLimit);
 }
 
 fn value_strategy() -> impl Strategy<Value = Value> {

@@ -1,10 +1,12 @@
 //! The columns encoders collect, one per branch, and how each becomes bytes.
 
+use std::cmp::Ordering;
+
 use crate::encodings::string::StrColumn;
 use crate::encodings::{bool as bools, float, int, string, Settings};
 
 /// Integer words of one width.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Words {
     U8(Vec<u8>),
     U16(Vec<u16>),
@@ -43,6 +45,25 @@ impl Column {
 
     pub(crate) fn discriminants(discriminants: Vec<u32>) -> Column {
         Column::Int(Words::U32(discriminants))
+    }
+
+    /// A total order on columns, to sort values by their encoded form: by kind, then value by
+    /// value (integers and float bit patterns as unsigned words, strings by their bytes).
+    pub(crate) fn total_cmp(&self, other: &Column) -> Ordering {
+        let kind = |column: &Column| match column {
+            Column::Bool(_) => 0,
+            Column::Int(_) => 1,
+            Column::Float(_) => 2,
+            Column::Str(_) => 3,
+        };
+        match (self, other) {
+            (Column::Bool(a), Column::Bool(b)) => a.cmp(b),
+            (Column::Int(a), Column::Int(b)) | (Column::Float(a), Column::Float(b)) => a.cmp(b),
+            (Column::Str(a), Column::Str(b)) => (0..a.len())
+                .map(|i| a.get(i))
+                .cmp((0..b.len()).map(|i| b.get(i))),
+            _ => kind(self).cmp(&kind(other)),
+        }
     }
 
     pub(crate) fn len(&self) -> usize {

@@ -69,6 +69,16 @@ impl SchemaTree {
         segment: Segment,
         depth: usize,
     ) -> Result<u32, DecodeError> {
+        crate::stack::deeper(|| self.parse_node_here(reader, parent, segment, depth))
+    }
+
+    fn parse_node_here(
+        &mut self,
+        reader: &mut ByteReader<'_>,
+        parent: Option<u32>,
+        segment: Segment,
+        depth: usize,
+    ) -> Result<u32, DecodeError> {
         let child_path = |tree: &SchemaTree| -> String {
             let mut segments = parent.map_or_else(Vec::new, |p| tree.segments(p));
             segments.push(segment.clone());

@@ -54,7 +54,7 @@ impl<E> Lazy<E> {
             return Err(out.too_deep());
         }
         match self.encoder {
-            Some(encoder) => encoder.finish(out),
+            Some(encoder) => crate::stack::deeper(|| encoder.finish(out)),
             None => out.void(),
         }
     }

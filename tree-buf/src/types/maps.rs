@@ -1,9 +1,10 @@
 //! Maps: a length stream, all keys in one child and all values in the other. `HashMap` entries
-//! are sorted by key so that equal maps encode to equal bytes.
+//! are sorted by the encoded form of their keys so that equal maps encode to equal bytes.
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasher, Hash};
 
+use super::encoded_order::{by_encoding, cmp_entries, sort_by_encoded_key};
 use super::{is_empty_void, Decode, Encode, Lazy, ValueDecoder, ValueEncoder};
 use crate::branch::DecodeContext;
 use crate::error::DecodeError;
@@ -40,7 +41,7 @@ impl<K: Encode, V: Encode> MapEncoder<K, V> {
 }
 
 macro_rules! map {
-    ($([$($generics:tt)*] $t:ty, |$encoder:ident, $map:ident| $push:expr, [$($decode_generics:tt)*]);* $(;)?) => {$(
+    ($([$($generics:tt)*] $t:ty, |$encoder:ident, $map:ident| $push:expr, $cmp:path, [$($decode_generics:tt)*]);* $(;)?) => {$(
         impl<$($generics)*> ValueEncoder<$t> for MapEncoder<K, V> {
             fn new(depth: usize) -> Self {
                 MapEncoder { lengths: Vec::new(), keys: Lazy::new(depth + 1), values: Lazy::new(depth + 1) }
@@ -58,6 +59,9 @@ macro_rules! map {
 
         impl<$($generics)*> Encode for $t {
             type Encoder = MapEncoder<K, V>;
+            fn encoded_cmp(&self, other: &Self) -> std::cmp::Ordering {
+                $cmp(self, other)
+            }
         }
 
         impl<$($decode_generics)*> ValueDecoder<$t> for MapDecoder<K, V> {
@@ -81,12 +85,12 @@ macro_rules! map {
 }
 
 map! {
-    [K: Encode, V: Encode] BTreeMap<K, V>, |e, map| e.push_entries(map.iter()), [K: Decode + Ord, V: Decode];
-    [K: Encode + Ord, V: Encode, S] HashMap<K, V, S>, |e, map| {
+    [K: Encode, V: Encode] BTreeMap<K, V>, |e, map| e.push_entries(map.iter()), cmp_entries, [K: Decode + Ord, V: Decode];
+    [K: Encode, V: Encode, S] HashMap<K, V, S>, |e, map| {
         let mut entries: Vec<(&K, &V)> = map.iter().collect();
-        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        sort_by_encoded_key(&mut entries);
         e.push_entries(entries.into_iter());
-    }, [K: Decode + Eq + Hash, V: Decode, S: BuildHasher + Default];
+    }, by_encoding, [K: Decode + Eq + Hash, V: Decode, S: BuildHasher + Default];
 }
 
 /// Hands back maps of any map type.
@@ -119,8 +123,11 @@ impl<K: Decode, V: Decode> MapDecoder<K, V> {
             });
         }
         ctx.charge(node, total, size_of::<(K, V)>())?;
-        let keys = K::Decoder::new(node.child(0).unwrap_or_else(|| node.void()), total, ctx)?;
-        let values = V::Decoder::new(node.child(1).unwrap_or_else(|| node.void()), total, ctx)?;
+        let (keys, values) = crate::stack::deeper(|| {
+            let keys = K::Decoder::new(node.child(0).unwrap_or_else(|| node.void()), total, ctx)?;
+            let values = V::Decoder::new(node.child(1).unwrap_or_else(|| node.void()), total, ctx)?;
+            Ok::<_, DecodeError>((keys, values))
+        })?;
         Ok(MapDecoder {
             lengths: lengths.into_iter(),
             entries: Some(Box::new((keys, values))),

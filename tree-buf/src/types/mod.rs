@@ -6,6 +6,7 @@
 //! path while it is pushed, and put together again while it is pulled.
 
 mod derive_support;
+mod encoded_order;
 mod maps;
 mod option;
 mod pointers;
@@ -42,9 +43,35 @@ pub trait Encode {
     /// Collects the values of this type at one path into columns.
     #[doc(hidden)]
     type Encoder: ValueEncoder<Self>;
+
+    /// The order in which hash maps and sets write their keys: total and deterministic, so that
+    /// equal contents encode to equal bytes. The default compares the encoded forms; std types
+    /// and the derive compare part by part, faster.
+    #[doc(hidden)]
+    fn encoded_cmp(&self, other: &Self) -> std::cmp::Ordering {
+        encoded_order::by_encoding(self, other)
+    }
 }
 
 /// A type that tree-buf can decode. Derive it with `#[derive(Decode)]`.
+///
+/// A type reads files written by other versions of it: fields it lacks are skipped, `Option`
+/// fields the file lacks are `None`, integers widen, and so on, by the schema evolution rules of
+/// `docs/FORMAT.md`; anything lossy is a [`SchemaMismatch`](crate::DecodeErrorKind::SchemaMismatch).
+///
+/// ```
+/// use tree_buf::prelude::*;
+///
+/// #[derive(Encode)]
+/// struct V1 { id: u32, legacy: String }
+///
+/// #[derive(Decode, Debug, PartialEq)]
+/// struct V2 { id: u64, note: Option<String> }
+///
+/// let bytes = encode(&vec![V1 { id: 7, legacy: "x".into() }]);
+/// assert_eq!(decode::<Vec<V2>>(&bytes)?, [V2 { id: 7, note: None }]);
+/// # Ok::<(), tree_buf::DecodeError>(())
+/// ```
 pub trait Decode: Sized {
     /// Rebuilds the values of this type at one path from columns.
     #[doc(hidden)]

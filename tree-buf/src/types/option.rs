@@ -36,6 +36,12 @@ impl<T: Encode> ValueEncoder<Option<T>> for OptionEncoder<T> {
 
 impl<T: Encode> Encode for Option<T> {
     type Encoder = OptionEncoder<T>;
+    fn encoded_cmp(&self, other: &Self) -> std::cmp::Ordering {
+        match (self, other) {
+            (Some(a), Some(b)) => a.encoded_cmp(b),
+            (a, b) => a.is_some().cmp(&b.is_some()),
+        }
+    }
 }
 
 /// Hands back `Some` or `None` per the presence stream.

@@ -35,6 +35,9 @@ macro_rules! pointer {
 
         impl<T: Encode + ?Sized> Encode for $p<T> {
             type Encoder = PointerEncoder<T>;
+            fn encoded_cmp(&self, other: &Self) -> std::cmp::Ordering {
+                (**self).encoded_cmp(&**other)
+            }
         }
 
         impl<T: Decode> ValueDecoder<$p<T>> for PointerDecoder<T> {
@@ -69,9 +72,8 @@ impl<T: Decode> PointerDecoder<T> {
             return Ok(PointerDecoder(None));
         }
         ctx.charge(node, count, size_of::<T>())?;
-        Ok(PointerDecoder(Some(Box::new(T::Decoder::new(
-            node, count, ctx,
-        )?))))
+        let inner = crate::stack::deeper(|| T::Decoder::new(node, count, ctx))?;
+        Ok(PointerDecoder(Some(Box::new(inner))))
     }
 
     #[inline]
@@ -107,6 +109,9 @@ macro_rules! reference {
 
         impl<'a, T: Encode + ?Sized> Encode for $r {
             type Encoder = RefEncoder<T>;
+            fn encoded_cmp(&self, other: &Self) -> std::cmp::Ordering {
+                (**self).encoded_cmp(&**other)
+            }
         }
     )*};
 }
@@ -131,6 +136,9 @@ impl<'a, B: Encode + ToOwned + ?Sized> ValueEncoder<Cow<'a, B>> for CowEncoder<B
 
 impl<B: Encode + ToOwned + ?Sized> Encode for Cow<'_, B> {
     type Encoder = CowEncoder<B::Encoder>;
+    fn encoded_cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (**self).encoded_cmp(&**other)
+    }
 }
 
 /// Decodes into `Cow::Owned`.

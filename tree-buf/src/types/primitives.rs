@@ -4,6 +4,7 @@
 //! value (a `u32` file reads as `u64`, or as `u8` when each value fits); floats widen from `f32`
 //! to `f64` but never narrow; all of them are bit-exact.
 
+use std::cmp::Ordering;
 use std::marker::PhantomData;
 
 use super::derive_support::check_unit;
@@ -90,6 +91,9 @@ macro_rules! primitive {
 
         impl Encode for $t {
             type Encoder = PrimitiveEncoder<$t>;
+            fn encoded_cmp(&self, other: &Self) -> Ordering {
+                KeyOrder::key_cmp(self, other)
+            }
         }
 
         impl Decode for $t {
@@ -97,6 +101,27 @@ macro_rules! primitive {
         }
     };
 }
+
+/// The order of primitive keys in hash maps and sets: natural, total for floats.
+trait KeyOrder {
+    fn key_cmp(&self, other: &Self) -> Ordering;
+}
+
+macro_rules! key_order {
+    ($($t:ty),*; $($float:ty),*) => {
+        $(impl KeyOrder for $t {
+            fn key_cmp(&self, other: &Self) -> Ordering {
+                self.cmp(other)
+            }
+        })*
+        $(impl KeyOrder for $float {
+            fn key_cmp(&self, other: &Self) -> Ordering {
+                self.total_cmp(other)
+            }
+        })*
+    };
+}
+key_order!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, bool, char; f32, f64);
 
 /// An integer type as stored: its node type and the word holding its bit pattern.
 trait StoredInt: Copy {
@@ -349,6 +374,9 @@ macro_rules! unit {
     ($([$($generics:tt)*] $t:ty => $value:expr, $name:expr);*) => {$(
         impl<$($generics)*> Encode for $t {
             type Encoder = super::UnitEncoder;
+            fn encoded_cmp(&self, _other: &Self) -> Ordering {
+                Ordering::Equal
+            }
         }
 
         impl<$($generics)*> Decode for $t {

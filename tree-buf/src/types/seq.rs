@@ -2,11 +2,15 @@
 //!
 //! A sequence node stores one length per value and all items of all values, back to back, in its
 //! child; an array node stores no lengths since all are `N`. Either reads as the other when the
-//! lengths fit. Sets are sequences in sorted order, so equal sets encode to equal bytes.
+//! lengths fit. Sets are sequences in sorted order (hash sets by the encoded form of their items),
+//! so equal sets encode to equal bytes.
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
+use std::cmp::Ordering;
+
+use super::encoded_order::{by_encoding, cmp_items, sort_by_encoded_key};
 use super::{is_empty_void, Decode, Encode, Lazy, ValueDecoder, ValueEncoder};
 use crate::branch::DecodeContext;
 use crate::error::{DecodeError, DecodeErrorKind};
@@ -57,7 +61,7 @@ impl<T: Encode> SeqEncoder<T> {
 }
 
 macro_rules! seq_encoder {
-    ($([$($generics:tt)*] $t:ty, |$encoder:ident, $value:ident| $push:expr);* $(;)?) => {$(
+    ($([$($generics:tt)*] $t:ty, |$encoder:ident, $value:ident| $push:expr, $cmp:path);* $(;)?) => {$(
         impl<$($generics)*> ValueEncoder<$t> for SeqEncoder<T> {
             fn new(depth: usize) -> Self {
                 SeqEncoder::new_at(depth)
@@ -74,13 +78,16 @@ macro_rules! seq_encoder {
 
         impl<$($generics)*> Encode for $t {
             type Encoder = SeqEncoder<T>;
+            fn encoded_cmp(&self, other: &Self) -> Ordering {
+                $cmp(self, other)
+            }
         }
     )*};
 }
 
 seq_encoder! {
-    [T: Encode] [T], |e, value| e.push_slice(value);
-    [T: Encode] Vec<T>, |e, value| e.push_slice(value);
+    [T: Encode] [T], |e, value| e.push_slice(value), cmp_items;
+    [T: Encode] Vec<T>, |e, value| e.push_slice(value), cmp_items;
     [T: Encode] VecDeque<T>, |e, value| {
         let (front, back) = value.as_slices();
         e.lengths.push(value.len() as u64);
@@ -90,13 +97,13 @@ seq_encoder! {
                 encoder.push_all(back);
             }
         }
-    };
-    [T: Encode] BTreeSet<T>, |e, value| e.push_iter(value.iter());
-    [T: Encode + Ord, S] HashSet<T, S>, |e, value| {
-        let mut sorted: Vec<&T> = value.iter().collect();
-        sorted.sort_unstable();
-        e.push_iter(sorted.into_iter());
-    };
+    }, cmp_items;
+    [T: Encode] BTreeSet<T>, |e, value| e.push_iter(value.iter()), cmp_items;
+    [T: Encode, S] HashSet<T, S>, |e, value| {
+        let mut sorted: Vec<(&T, ())> = value.iter().map(|item| (item, ())).collect();
+        sort_by_encoded_key(&mut sorted);
+        e.push_iter(sorted.into_iter().map(|(item, ())| item));
+    }, by_encoding;
 }
 
 /// How many items each value of a sequence node has.
@@ -170,7 +177,9 @@ impl<T: Decode> SeqDecoder<T> {
         let child = node.child(0).unwrap_or_else(|| node.void());
         Ok(SeqDecoder {
             lengths,
-            items: Some(Box::new(T::Decoder::new(child, total, ctx)?)),
+            items: Some(Box::new(crate::stack::deeper(|| {
+                T::Decoder::new(child, total, ctx)
+            })?)),
         })
     }
 
@@ -241,6 +250,9 @@ impl<T: Encode, const N: usize> ValueEncoder<[T; N]> for ArrayEncoder<T> {
 
 impl<T: Encode, const N: usize> Encode for [T; N] {
     type Encoder = ArrayEncoder<T>;
+    fn encoded_cmp(&self, other: &Self) -> Ordering {
+        cmp_items(self, other)
+    }
 }
 
 /// Hands back fixed-length arrays.

@@ -32,10 +32,16 @@ impl<T: AsRef<str> + ?Sized> ValueEncoder<T> for StrEncoder {
 
 impl Encode for str {
     type Encoder = StrEncoder;
+    fn encoded_cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.cmp(other)
+    }
 }
 
 impl Encode for String {
     type Encoder = StrEncoder;
+    fn encoded_cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.cmp(other)
+    }
 }
 
 /// Hands back decoded strings as any type made from a `String`.

@@ -29,6 +29,9 @@ macro_rules! tuple {
 
         impl<$($t: Encode),+> Encode for ($($t,)+) {
             type Encoder = $encoder<$($t),+>;
+            fn encoded_cmp(&self, other: &Self) -> std::cmp::Ordering {
+                std::cmp::Ordering::Equal$(.then_with(|| self.$i.encoded_cmp(&other.$i)))+
+            }
         }
 
         /// Hands back tuples.

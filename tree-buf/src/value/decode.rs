@@ -74,6 +74,14 @@ fn unsigned(value: u128) -> Value {
 }
 
 fn build(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Dyn, DecodeError> {
+    crate::stack::deeper(|| build_here(node, count, ctx))
+}
+
+fn build_here(
+    node: NodeRef<'_>,
+    count: usize,
+    ctx: &mut DecodeContext<'_>,
+) -> Result<Dyn, DecodeError> {
     if count == 0 || is_empty_void(node, count)? {
         return Ok(Dyn::Null);
     }
@@ -214,6 +222,10 @@ fn build(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result
 
 impl Dyn {
     fn next(&mut self) -> Value {
+        crate::stack::deeper(|| self.next_here())
+    }
+
+    fn next_here(&mut self) -> Value {
         match self {
             Dyn::Null => Value::Null,
             Dyn::Leaf(values) => values.next().unwrap_or_default(),

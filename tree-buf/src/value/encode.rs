@@ -4,9 +4,10 @@
 //! option, except for object fields: there a missing field makes the option, and an explicit
 //! null is a kind of its own, so that both survive the round trip. A path that saw values of
 //! several kinds becomes a union with one child per kind; objects keep one slot per field name,
-//! written in an order that agrees with the order of every object that has them.
+//! written in an order that agrees with the key order of every object when one exists.
 
-use std::collections::{BTreeSet, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use super::Value;
 use crate::branch::{Column, Words};
@@ -58,16 +59,7 @@ enum Kind {
         lengths: Vec<u64>,
         items: Box<Slot>,
     },
-    Object {
-        len: usize,
-        index: HashMap<String, usize>,
-        /// In first-seen order; written in an order that agrees with every object's.
-        fields: Vec<(String, Slot)>,
-        /// Pairs of fields (by position in `fields`) seen next to each other, the first before.
-        precedes: BTreeSet<(usize, usize)>,
-        /// The fields of the last object, so that objects alike in order are recorded once.
-        last_order: Vec<usize>,
-    },
+    Object(Fields),
     Variant {
         index: HashMap<String, usize>,
         variants: Vec<(String, Slot)>,
@@ -118,7 +110,7 @@ impl Kind {
             Kind::String(_) => "string",
             Kind::Bytes { .. } => "bytes",
             Kind::Array { name, .. } => name,
-            Kind::Object { .. } => "object",
+            Kind::Object(_) => "object",
             Kind::Variant { .. } => "variant",
             Kind::Map { .. } => "map",
         }
@@ -147,13 +139,7 @@ impl Kind {
                 lengths: Vec::new(),
                 items: child(),
             },
-            Value::Object(_) => Kind::Object {
-                len: 0,
-                index: HashMap::new(),
-                fields: Vec::new(),
-                precedes: BTreeSet::new(),
-                last_order: Vec::new(),
-            },
+            Value::Object(_) => Kind::Object(Fields::default()),
             Value::Variant(..) => Kind::Variant {
                 index: HashMap::new(),
                 variants: Vec::new(),
@@ -186,53 +172,7 @@ impl Kind {
                     items.push(item);
                 }
             }
-            (
-                Kind::Object {
-                    len,
-                    index,
-                    fields,
-                    precedes,
-                    last_order,
-                },
-                Value::Object(entries),
-            ) => {
-                // A field first seen now was missing from every earlier object.
-                for (name, _) in entries {
-                    if !index.contains_key(name) {
-                        index.insert(name.clone(), fields.len());
-                        fields.push((name.clone(), Slot::absent(*len, depth + 1)));
-                    }
-                }
-                let same_order = entries.len() == last_order.len()
-                    && entries
-                        .iter()
-                        .zip(last_order.iter())
-                        .all(|((name, _), &slot)| fields[slot].0 == *name);
-                if !same_order {
-                    last_order.clear();
-                    last_order.extend(entries.iter().map(|(name, _)| index[name]));
-                    for pair in last_order.windows(2) {
-                        if pair[0] != pair[1] {
-                            precedes.insert((pair[0], pair[1]));
-                        }
-                    }
-                }
-                let mut written = vec![false; fields.len()];
-                for (name, entry) in entries {
-                    let slot = index[name];
-                    // Of a name repeated within one object, the first value counts.
-                    if !written[slot] {
-                        written[slot] = true;
-                        fields[slot].1.push(entry);
-                    }
-                }
-                for ((_, slot), written) in fields.iter_mut().zip(written) {
-                    if !written {
-                        slot.push_missing();
-                    }
-                }
-                *len += 1;
-            }
+            (Kind::Object(fields), Value::Object(entries)) => fields.push(entries, depth),
             (
                 Kind::Variant {
                     index,
@@ -284,7 +224,7 @@ impl Kind {
             Kind::Bytes { lengths, .. }
             | Kind::Array { lengths, .. }
             | Kind::Map { lengths, .. } => lengths.len(),
-            Kind::Object { len, .. } => *len,
+            Kind::Object(fields) => fields.len,
             Kind::Variant { discriminants, .. } => discriminants.len(),
         }
     }
@@ -368,17 +308,12 @@ impl Kind {
                 }),
                 None => out.seq(lengths, |out| items.finish(out)),
             },
-            Kind::Object {
-                fields, precedes, ..
-            } => {
-                let rank = field_ranks(fields.len(), &precedes);
-                let mut fields: Vec<(usize, (String, Slot))> =
-                    fields.into_iter().enumerate().collect();
-                fields.sort_by_key(|&(i, _)| rank[i]);
+            Kind::Object(fields) => {
+                let fields = fields.into_ordered();
                 out.structure(fields.len(), |out| {
                     fields
                         .into_iter()
-                        .try_for_each(|(_, (name, slot))| out.field(&name, |out| slot.finish(out)))
+                        .try_for_each(|(name, slot)| out.field(&name, |out| slot.finish(out)))
                 })
             }
             Kind::Variant {
@@ -396,6 +331,97 @@ impl Kind {
                 values,
             } => out.map(lengths, |out| keys.finish(out), |out| values.finish(out)),
         }
+    }
+}
+
+/// The fields of the objects at one path, and the orders their keys came in.
+#[derive(Debug, Default)]
+struct Fields {
+    /// Objects pushed.
+    len: usize,
+    index: HashMap<String, usize>,
+    /// One slot per field name, in first-seen order.
+    slots: Vec<(String, Slot)>,
+    /// `(a, b)` when field `a` came right before field `b` in some object.
+    follows: HashSet<(usize, usize)>,
+    /// The fields of the last object, in its order: objects of one shape record their order once.
+    last: Vec<usize>,
+}
+
+impl Fields {
+    fn push(&mut self, entries: &[(String, Value)], depth: usize) {
+        for (name, _) in entries {
+            if !self.index.contains_key(name) {
+                // A field first seen now was missing from every earlier object.
+                self.index.insert(name.clone(), self.slots.len());
+                self.slots
+                    .push((name.clone(), Slot::absent(self.len, depth + 1)));
+            }
+        }
+        let mut written = vec![false; self.slots.len()];
+        let mut sequence = Vec::with_capacity(entries.len());
+        for (name, entry) in entries {
+            let slot = self.index[name];
+            // Of a name repeated within one object, the first value counts.
+            if !written[slot] {
+                written[slot] = true;
+                sequence.push(slot);
+                self.slots[slot].1.push(entry);
+            }
+        }
+        for ((_, slot), written) in self.slots.iter_mut().zip(written) {
+            if !written {
+                slot.push_missing();
+            }
+        }
+        if sequence != self.last {
+            self.follows
+                .extend(sequence.windows(2).map(|pair| (pair[0], pair[1])));
+            self.last = sequence;
+        }
+        self.len += 1;
+    }
+
+    /// The slots in an order that keeps every recorded `follows` pair, the earliest seen field
+    /// first among those free to go next; where objects disagree, the earliest seen field wins.
+    fn into_ordered(self) -> Vec<(String, Slot)> {
+        let n = self.slots.len();
+        let mut successors = vec![Vec::new(); n];
+        let mut predecessors = vec![0usize; n];
+        for &(before, after) in &self.follows {
+            successors[before].push(after);
+            predecessors[after] += 1;
+        }
+        let mut ready: BinaryHeap<Reverse<usize>> = (0..n)
+            .filter(|&i| predecessors[i] == 0)
+            .map(Reverse)
+            .collect();
+        let mut slots: Vec<Option<(String, Slot)>> = self.slots.into_iter().map(Some).collect();
+        let mut ordered = Vec::with_capacity(n);
+        let mut first_unplaced = 0;
+        while ordered.len() < n {
+            let field = match ready.pop() {
+                Some(Reverse(field)) => field,
+                None => {
+                    // A cycle: break it at the earliest seen field not placed yet.
+                    while slots[first_unplaced].is_none() {
+                        first_unplaced += 1;
+                    }
+                    first_unplaced
+                }
+            };
+            let Some(slot) = slots[field].take() else {
+                continue;
+            };
+            ordered.push(slot);
+            for &after in &successors[field] {
+                predecessors[after] -= 1;
+                if predecessors[after] == 0 {
+                    ready.push(Reverse(after));
+                }
+            }
+        }
+        ordered
     }
 }
 
@@ -423,6 +449,10 @@ impl Slot {
     }
 
     fn push(&mut self, value: &Value) {
+        crate::stack::deeper(|| self.push_here(value));
+    }
+
+    fn push_here(&mut self, value: &Value) {
         if self.depth >= MAX_DEPTH {
             self.too_deep = true;
             return;
@@ -481,6 +511,10 @@ impl Slot {
     }
 
     fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+        crate::stack::deeper(|| self.finish_here(out))
+    }
+
+    fn finish_here(self, out: &mut SchemaWriter) -> EncodeResult {
         if self.too_deep {
             return Err(out.too_deep());
         }
@@ -578,32 +612,4 @@ impl ArrayWriter {
         let ArrayWriter { items, len } = self;
         crate::file::write_with(options, |out| out.seq(vec![len], |out| items.finish(out)))
     }
-}
-
-/// The position each of `count` fields takes so that every pair in `precedes` keeps its order,
-/// ties going to the first seen (Kahn's topological sort). Where objects disagree (a cycle), the
-/// fields involved follow the others in first-seen order.
-fn field_ranks(count: usize, precedes: &BTreeSet<(usize, usize)>) -> Vec<usize> {
-    let mut incoming = vec![0usize; count];
-    for &(_, after) in precedes {
-        incoming[after] += 1;
-    }
-    let mut ready: BTreeSet<usize> = (0..count).filter(|&i| incoming[i] == 0).collect();
-    let mut rank = vec![usize::MAX; count];
-    let mut placed = 0;
-    while let Some(next) = ready.pop_first() {
-        rank[next] = placed;
-        placed += 1;
-        for &(_, after) in precedes.range((next, 0)..=(next, usize::MAX)) {
-            incoming[after] -= 1;
-            if incoming[after] == 0 {
-                ready.insert(after);
-            }
-        }
-    }
-    for slot in rank.iter_mut().filter(|r| **r == usize::MAX) {
-        *slot = placed;
-        placed += 1;
-    }
-    rank
 }
