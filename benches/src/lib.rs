@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tree_buf::{EncodeOptions, Preference};
 
 /// What a dataset type must support to be measured in every format.
@@ -181,4 +181,23 @@ pub fn median(budget: Duration, min: usize, mut run: impl FnMut()) -> Duration {
     }
     times.sort();
     times[times.len() / 2]
+}
+
+/// The GeoJSON with only the country names and codes: what a partial load reads.
+#[derive(tree_buf::Decode, Deserialize)]
+pub struct Names {
+    pub features: Vec<NameFeature>,
+}
+
+/// A feature without its geometry.
+#[derive(tree_buf::Decode, Deserialize)]
+pub struct NameFeature {
+    pub properties: tree_buf_datasets::geojson::Properties,
+}
+
+/// Reads the names and codes of a tree-buf GeoJSON file, skipping the geometry.
+pub fn load_names(bytes: &[u8]) -> Names {
+    tree_buf::Reader::new(bytes)
+        .and_then(|reader| reader.decode::<Names>())
+        .expect("partial load")
 }

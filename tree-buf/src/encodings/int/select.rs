@@ -368,6 +368,11 @@ fn rank_by_compression<W: Word>(
 
 /// The number of distinct values, if it is at most `limit`.
 fn count_distinct<W: Word>(values: &[W], limit: usize) -> Option<usize> {
+    // Values that hardly repeat show it early: a prefix spares hashing the whole column.
+    const PREFIX: usize = 128;
+    if values.len() > 2 * PREFIX {
+        count_distinct(&values[..PREFIX], limit.min(PREFIX * 3 / 4))?;
+    }
     let mut seen = FxHashSet::with_capacity_and_hasher(limit.min(values.len()), Default::default());
     for value in values {
         if seen.insert(*value) && seen.len() > limit {
