@@ -21,7 +21,7 @@
 //! The encoder takes, at each step, the first layout (they are ordered by decreasing count) whose
 //! fields hold the next values. The decoder unpacks each layout with constant shifts and masks.
 
-use super::{Word, SIMPLE16};
+use super::{bit_width, Word, SIMPLE16};
 use crate::error::{corrupt, DecodeError};
 
 /// The widest value Simple16 can hold, in bits.
@@ -53,46 +53,52 @@ const LAYOUTS: [&[u8]; 16] = [
     &[28],
 ];
 
-/// Whether `values` (the rest of the column) fill the fields of `layout`, padding with zeros.
-#[inline]
-fn fits<W: Word>(layout: &[u8], values: &[W]) -> bool {
-    layout
-        .iter()
-        .zip(values)
-        .all(|(&bits, &value)| value.low_u64() >> bits == 0)
+/// The bit width of every value: layouts are matched against these, not the values.
+fn widths<W: Word>(values: &[W]) -> Vec<u8> {
+    values.iter().map(|&v| bit_width(v) as u8).collect()
 }
 
-/// The layout of the next word: the first (densest) whose fields hold the next values.
+/// The layout of the next word: the first (densest) whose fields hold the next values, given
+/// their widths (fields past the end of the column are padding).
 #[inline]
-fn next_layout<W: Word>(rest: &[W]) -> usize {
-    (0..16).find(|&s| fits(LAYOUTS[s], rest)).unwrap_or(15)
+fn next_layout(widths: &[u8]) -> usize {
+    (0..16)
+        .find(|&s| {
+            LAYOUTS[s]
+                .iter()
+                .zip(widths)
+                .all(|(&bits, &width)| width <= bits)
+        })
+        .unwrap_or(15)
 }
 
 /// Packs values of at most [`MAX_BITS`] bits into words, handing each to `emit`.
 #[inline]
 fn pack<W: Word>(values: &[W], mut emit: impl FnMut(u32)) {
-    let mut rest = values;
-    while !rest.is_empty() {
-        let selector = next_layout(rest);
+    let widths = widths(values);
+    let mut start = 0;
+    while start < values.len() {
+        let selector = next_layout(&widths[start..]);
         let layout = LAYOUTS[selector];
         let mut word = (selector as u32) << 28;
         let mut shift = 0;
-        for (&bits, &value) in layout.iter().zip(rest) {
+        for (&bits, &value) in layout.iter().zip(&values[start..]) {
             word |= (value.low_u64() as u32) << shift;
             shift += u32::from(bits);
         }
         emit(word);
-        rest = &rest[layout.len().min(rest.len())..];
+        start += layout.len();
     }
 }
 
 /// The exact encoded size; the values must all have at most [`MAX_BITS`] bits.
 pub(super) fn size<W: Word>(values: &[W]) -> usize {
+    let widths = widths(values);
     let mut words = 0;
-    let mut rest = values;
-    while !rest.is_empty() {
+    let mut start = 0;
+    while start < widths.len() {
         words += 1;
-        rest = &rest[LAYOUTS[next_layout(rest)].len().min(rest.len())..];
+        start += LAYOUTS[next_layout(&widths[start..])].len();
     }
     1 + 4 * words
 }
