@@ -75,9 +75,9 @@ enum Command {
         /// The first row is data, not column names.
         #[arg(long)]
         no_header: bool,
-        /// The field separator.
+        /// The field separator: one ASCII character, or `\t` for tabs.
         #[arg(long, default_value = ",")]
-        delimiter: char,
+        delimiter: String,
         /// Where to write the tree-buf file (`-` for standard output).
         #[arg(short, long)]
         output: PathBuf,
@@ -124,7 +124,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         } => convert::from_csv(
             &input,
             &output,
-            delimiter,
+            &delimiter,
             !no_header,
             &convert::encode_options(lossy_float_tolerance),
         ),
