@@ -3,7 +3,9 @@
 use std::io::Read;
 use std::path::Path;
 
-use tree_buf::{ArrayWriter, EncodeOptions, Reader, Value, ValueWriter};
+use tree_buf::{
+    ArrayWriter, DecodeErrorKind, DecodeOptions, EncodeOptions, Reader, Value, ValueWriter,
+};
 
 use crate::io::{is_stdio, open_input, read_input, write_output, write_stdout};
 use crate::CliError;
@@ -249,14 +251,24 @@ pub fn from_csv(
     write_output(output, &bytes)
 }
 
-pub fn to_json(file: &Path, paths: &[String], pretty: bool) -> Result<(), CliError> {
+pub fn to_json(
+    file: &Path,
+    paths: &[String],
+    pretty: bool,
+    options: DecodeOptions,
+) -> Result<(), CliError> {
     let name = file.display().to_string();
     let bytes = read_input(file)?;
-    let error = |e: tree_buf::DecodeError| CliError::new(format!("{name}: {e}"));
+    let error = |e: tree_buf::DecodeError| match e.kind() {
+        DecodeErrorKind::LimitExceeded => {
+            CliError::new(format!("{name}: {e} (here: --max-decoded-bytes)"))
+        }
+        _ => CliError::new(format!("{name}: {e}")),
+    };
     let value = if paths.is_empty() {
-        tree_buf::decode::<Value>(&bytes).map_err(error)?
+        tree_buf::decode_with_options::<Value>(&bytes, &options).map_err(error)?
     } else {
-        let reader = Reader::new(&bytes).map_err(error)?;
+        let reader = Reader::with_options(&bytes, options).map_err(error)?;
         let columns = paths
             .iter()
             .map(|path| Ok((path.clone(), Value::Array(reader.decode_path(path)?))))

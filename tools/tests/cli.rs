@@ -304,6 +304,10 @@ fn bad_input_gives_one_line_errors_and_no_output_file() {
         &["to-json", path(&good), "--path", "names.[].first"],
         "path not found",
     );
+    fails(
+        &["to-json", path(&good), "--max-decoded-bytes", "10"],
+        "--max-decoded-bytes",
+    );
     fails(&["to-json", path(&scratch("missing.tb"))], "missing.tb");
 
     let truncated_zst = scratch("truncated.json.zst");
