@@ -1,10 +1,13 @@
 //! `from-json`, `from-csv` and `to-json`.
 
+use std::io::Read;
 use std::path::Path;
 
-use tree_buf::{ArrayWriter, EncodeOptions, Reader, Value};
+use tree_buf::{
+    ArrayWriter, DecodeErrorKind, DecodeOptions, EncodeOptions, Reader, Value, ValueWriter,
+};
 
-use crate::io::{progress, read_input, write_output};
+use crate::io::{is_stdio, open_input, read_input, write_output, write_stdout};
 use crate::CliError;
 
 /// The options of the `from-*` commands.
@@ -15,17 +18,30 @@ pub fn encode_options(lossy_float_tolerance: Option<i32>) -> EncodeOptions {
     }
 }
 
+fn json_error(name: &str, error: &serde_json::Error) -> CliError {
+    if error.is_io() {
+        CliError::new(format!("{name}: {error}"))
+    } else {
+        CliError::new(format!("{name}: not valid JSON: {error}"))
+    }
+}
+
 /// Parses JSON text into a [`Value`], keeping key order.
-pub fn parse_json(bytes: &[u8], name: &str) -> Result<Value, CliError> {
-    let json: serde_json::Value = serde_json::from_slice(bytes)
-        .map_err(|e| CliError::new(format!("{name}: not valid JSON: {e}")))?;
+pub fn parse_json(input: &Path) -> Result<Value, CliError> {
+    let name = input.display().to_string();
+    let json: serde_json::Value = serde_json::from_reader(open_input(input, "reading")?)
+        .map_err(|e| json_error(&name, &e))?;
     Ok(Value::from(json))
 }
 
+/// Converts JSON as it is read, holding only the columns: never the whole document.
 pub fn from_json(input: &Path, output: &Path, options: &EncodeOptions) -> Result<(), CliError> {
     let name = input.display().to_string();
-    let value = parse_json(&read_input(input)?, &name)?;
-    let bytes = tree_buf::encode_with_options(&value, options)
+    let mut json = serde_json::Deserializer::from_reader(open_input(input, "converting")?);
+    let writer = ValueWriter::read(&mut json).map_err(|e| json_error(&name, &e))?;
+    json.end().map_err(|e| json_error(&name, &e))?;
+    let bytes = writer
+        .finish(options)
         .map_err(|e| CliError::new(format!("{name}: {e}")))?;
     write_output(output, &bytes)
 }
@@ -33,6 +49,8 @@ pub fn from_json(input: &Path, output: &Path, options: &EncodeOptions) -> Result
 /// The type a CSV column holds, narrowed cell by cell.
 #[derive(Debug, Clone, Copy)]
 struct ColumnType {
+    /// Whether any cell is not blank.
+    seen: bool,
     integer: bool,
     float: bool,
     boolean: bool,
@@ -40,12 +58,14 @@ struct ColumnType {
 
 impl ColumnType {
     const ANY: ColumnType = ColumnType {
+        seen: false,
         integer: true,
         float: true,
         boolean: true,
     };
 
     fn narrow(&mut self, cell: &str) {
+        self.seen = true;
         self.integer &= parse_integer(cell).is_some();
         self.float &= parse_float(cell).is_some();
         self.boolean &= parse_bool(cell).is_some();
@@ -101,13 +121,6 @@ fn parse_bool(cell: &str) -> Option<bool> {
     }
 }
 
-fn csv_reader(bytes: &[u8], delimiter: u8, header: bool) -> csv::Reader<&[u8]> {
-    csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .has_headers(header)
-        .from_reader(bytes)
-}
-
 fn csv_error(name: &str, error: &csv::Error) -> CliError {
     let at = error
         .position()
@@ -124,32 +137,60 @@ fn csv_error(name: &str, error: &csv::Error) -> CliError {
     CliError::new(format!("{name}{at}: {what}"))
 }
 
-/// Reads CSV text as an array of row objects: one field per column, typed by inference
-/// (integers, floats, booleans, else strings); blank cells are left out of their row.
+/// Column names: the header's, made unique (`a`, `a_2`), and `column_N` past its end.
+fn column_names(header: Option<&csv::StringRecord>, columns: usize) -> Vec<String> {
+    let mut names: Vec<String> = Vec::with_capacity(columns);
+    for i in 0..columns {
+        let base = header
+            .and_then(|h| h.get(i))
+            .map_or_else(|| format!("column_{}", i + 1), str::to_owned);
+        let mut name = base.clone();
+        let mut n = 1;
+        while names.contains(&name) {
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        names.push(name);
+    }
+    names
+}
+
+/// Converts CSV to an array of row objects: one field per column, typed by inference (integers,
+/// floats, booleans, else strings); blank cells are left out of their row. The types need every
+/// cell, so the input is read twice: a file from disk, standard input from memory.
 pub fn csv_rows(
-    bytes: &[u8],
-    name: &str,
+    input: &Path,
     delimiter: u8,
     header: bool,
     options: &EncodeOptions,
 ) -> Result<Vec<u8>, CliError> {
-    let mut reader = csv_reader(bytes, delimiter, header);
-    let names: Vec<String> = if header {
-        reader
-            .headers()
-            .map_err(|e| csv_error(name, &e))?
-            .iter()
-            .map(str::to_owned)
-            .collect()
+    let name = input.display().to_string();
+    let stdin = if is_stdio(input) {
+        Some(read_input(input)?)
     } else {
-        Vec::new()
+        None
     };
-    // First pass: the type of every column.
-    let mut types: Vec<ColumnType> = vec![ColumnType::ANY; names.len()];
+    let open = |what: &str| -> Result<csv::Reader<Box<dyn Read + '_>>, CliError> {
+        let source: Box<dyn Read + '_> = match &stdin {
+            Some(bytes) => Box::new(bytes.as_slice()),
+            None => open_input(input, what)?,
+        };
+        Ok(csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .has_headers(header)
+            .from_reader(source))
+    };
+    let mut reader = open("scanning")?;
+    let header = if header {
+        Some(reader.headers().map_err(|e| csv_error(&name, &e))?.clone())
+    } else {
+        None
+    };
+    let mut types = vec![ColumnType::ANY; header.as_ref().map_or(0, csv::StringRecord::len)];
     let mut record = csv::StringRecord::new();
     while reader
         .read_record(&mut record)
-        .map_err(|e| csv_error(name, &e))?
+        .map_err(|e| csv_error(&name, &e))?
     {
         if types.len() < record.len() {
             types.resize(record.len(), ColumnType::ANY);
@@ -160,21 +201,18 @@ pub fn csv_rows(
             }
         }
     }
-    let names: Vec<String> = (0..types.len())
-        .map(|i| {
-            names
-                .get(i)
-                .cloned()
-                .unwrap_or_else(|| format!("column_{}", i + 1))
-        })
-        .collect();
-    // Second pass: the rows, straight into columns.
-    let bar = progress(bytes.len() as u64, "converting");
-    let mut reader = csv_reader(bytes, delimiter, header);
-    let mut rows = ArrayWriter::new();
+    let names = column_names(header.as_ref(), types.len());
+    let mut reader = open("converting")?;
+    let mut rows = ArrayWriter::with_fields(
+        names
+            .iter()
+            .zip(&types)
+            .filter(|(_, ty)| ty.seen)
+            .map(|(name, _)| name),
+    );
     while reader
         .read_record(&mut record)
-        .map_err(|e| csv_error(name, &e))?
+        .map_err(|e| csv_error(&name, &e))?
     {
         let fields = record
             .iter()
@@ -184,56 +222,66 @@ pub fn csv_rows(
             .map(|((cell, column), ty)| (column.clone(), ty.value(cell)))
             .collect();
         rows.push(&Value::Object(fields));
-        if rows.len() % 4096 == 0 {
-            bar.set_position(record.position().map_or(0, |p| p.byte()));
-        }
     }
-    bar.finish_and_clear();
     rows.finish(options)
         .map_err(|e| CliError::new(format!("{name}: {e}")))
+}
+
+/// A field separator given as one ASCII character, or `\t` (or `tab`) for tabs.
+pub fn delimiter(text: &str) -> Result<u8, CliError> {
+    match text {
+        "\\t" | "tab" => Ok(b'\t'),
+        _ => match text.as_bytes() {
+            [byte] if byte.is_ascii() => Ok(*byte),
+            _ => Err(CliError::new(format!(
+                "the delimiter must be one ASCII character or \\t, not {text:?}"
+            ))),
+        },
+    }
 }
 
 pub fn from_csv(
     input: &Path,
     output: &Path,
-    delimiter: char,
+    delimiter: &str,
     header: bool,
     options: &EncodeOptions,
 ) -> Result<(), CliError> {
-    let name = input.display().to_string();
-    let delimiter = u8::try_from(delimiter)
-        .ok()
-        .filter(u8::is_ascii)
-        .ok_or_else(|| {
-            CliError::new(format!(
-                "the delimiter must be one ASCII character, not {delimiter:?}"
-            ))
-        })?;
-    let bytes = csv_rows(&read_input(input)?, &name, delimiter, header, options)?;
+    let bytes = csv_rows(input, self::delimiter(delimiter)?, header, options)?;
     write_output(output, &bytes)
 }
 
-pub fn to_json(file: &Path, paths: &[String], pretty: bool) -> Result<(), CliError> {
+pub fn to_json(
+    file: &Path,
+    paths: &[String],
+    pretty: bool,
+    options: DecodeOptions,
+) -> Result<(), CliError> {
     let name = file.display().to_string();
     let bytes = read_input(file)?;
-    let error = |e: tree_buf::DecodeError| CliError::new(format!("{name}: {e}"));
-    let json: serde_json::Value = if paths.is_empty() {
-        tree_buf::decode::<Value>(&bytes).map_err(error)?.into()
-    } else {
-        let reader = Reader::new(&bytes).map_err(error)?;
-        let mut object = serde_json::Map::new();
-        for path in paths {
-            let values: Vec<Value> = reader.decode_path(path).map_err(error)?;
-            object.insert(path.clone(), Value::Array(values).into());
+    let error = |e: tree_buf::DecodeError| match e.kind() {
+        DecodeErrorKind::LimitExceeded => {
+            CliError::new(format!("{name}: {e} (here: --max-decoded-bytes)"))
         }
-        serde_json::Value::Object(object)
+        _ => CliError::new(format!("{name}: {e}")),
     };
-    let mut text = if pretty {
-        serde_json::to_vec_pretty(&json)
+    let value = if paths.is_empty() {
+        tree_buf::decode_with_options::<Value>(&bytes, &options).map_err(error)?
     } else {
-        serde_json::to_vec(&json)
-    }
-    .map_err(|e| CliError::new(format!("{name}: {e}")))?;
-    text.push(b'\n');
-    write_output(Path::new("-"), &text)
+        let reader = Reader::with_options(&bytes, options).map_err(error)?;
+        let columns = paths
+            .iter()
+            .map(|path| Ok((path.clone(), Value::Array(reader.decode_path(path)?))))
+            .collect::<Result<_, _>>()
+            .map_err(error)?;
+        Value::Object(columns)
+    };
+    write_stdout(|out| {
+        if pretty {
+            serde_json::to_writer_pretty(&mut *out, &value)?;
+        } else {
+            serde_json::to_writer(&mut *out, &value)?;
+        }
+        out.write_all(b"\n")
+    })
 }

@@ -2,13 +2,13 @@
 //! tree-buf with JSON and MessagePack.
 
 use std::env;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use tree_buf::{EncodeOptions, Value};
 
 use crate::convert::{csv_rows, parse_json};
-use crate::io::read_input;
 use crate::CliError;
 
 /// The shared datasets folder: `$TREE_BUF_DATASETS`, else `../shared/datasets` from the current
@@ -27,26 +27,46 @@ pub fn datasets_dir() -> Option<PathBuf> {
 
 struct Measured {
     name: String,
-    value: Value,
+    json_bytes: usize,
+    msgpack_bytes: usize,
     tree_buf: Vec<u8>,
     seconds: f64,
+}
+
+/// Counts the bytes written to it.
+struct Count(usize);
+
+impl Write for Count {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 fn measure(name: &str, value: Value) -> Result<Measured, CliError> {
     let start = Instant::now();
     let tree_buf = tree_buf::encode_with_options(&value, &EncodeOptions::default())
         .map_err(|e| CliError::new(format!("{name}: {e}")))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let mut json = Count(0);
+    serde_json::to_writer(&mut json, &value).map_err(|e| CliError::new(e.to_string()))?;
+    let mut msgpack = Count(0);
+    rmp_serde::encode::write(&mut msgpack, &value).map_err(|e| CliError::new(e.to_string()))?;
     Ok(Measured {
         name: name.to_owned(),
-        value,
+        json_bytes: json.0,
+        msgpack_bytes: msgpack.0,
         tree_buf,
-        seconds: start.elapsed().as_secs_f64(),
+        seconds,
     })
 }
 
 /// CSV files converted like `from-csv` does, then read back as values for the other formats.
 fn measure_csv(name: &str, files: &[PathBuf], header: bool) -> Result<Measured, CliError> {
-    let start = Instant::now();
     let mut tables = Vec::new();
     for file in files {
         let stem = file.file_name().map_or_else(String::new, |f| {
@@ -56,21 +76,13 @@ fn measure_csv(name: &str, files: &[PathBuf], header: bool) -> Result<Measured, 
                 .unwrap_or_default()
                 .to_owned()
         });
-        let bytes = csv_rows(
-            &read_input(file)?,
-            &file.display().to_string(),
-            b',',
-            header,
-            &EncodeOptions::default(),
-        )?;
+        let bytes = csv_rows(file, b',', header, &EncodeOptions::default())?;
         let rows: Value = tree_buf::decode(&bytes)
             .map_err(|e| CliError::new(format!("{}: {e}", file.display())))?;
         tables.push((stem, rows));
     }
     let value = Value::Object(tables);
-    let mut measured = measure(name, value)?;
-    measured.seconds = start.elapsed().as_secs_f64();
-    Ok(measured)
+    measure(name, value)
 }
 
 fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
@@ -87,10 +99,7 @@ fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
 }
 
 fn real(dir: &Path) -> Result<Vec<Measured>, CliError> {
-    let json = |file: &str| -> Result<Value, CliError> {
-        let path = dir.join(file);
-        parse_json(&read_input(&path)?, &path.display().to_string())
-    };
+    let json = |file: &str| parse_json(&dir.join(file));
     let seasons: Vec<PathBuf> = files(&dir.join("retrosheet"), ".TXT.zst")
         .into_iter()
         .rev()
@@ -167,22 +176,17 @@ pub fn demo() -> Result<(), CliError> {
     println!("| dataset | JSON | MessagePack | tree-buf | tree-buf vs JSON | encode |");
     println!("|---|---:|---:|---:|---:|---:|");
     for set in &datasets {
-        let json: serde_json::Value = set.value.clone().into();
-        let json_bytes = serde_json::to_vec(&json)
-            .map_err(|e| CliError::new(e.to_string()))?
-            .len();
-        let msgpack_bytes = rmp_serde::to_vec(&json)
-            .map_err(|e| CliError::new(e.to_string()))?
-            .len();
         println!(
-            "| {} | {json_bytes} | {msgpack_bytes} | {} | {:.1}% | {:.2} s |",
+            "| {} | {} | {} | {} | {:.1}% | {:.2} s |",
             set.name,
+            set.json_bytes,
+            set.msgpack_bytes,
             set.tree_buf.len(),
-            100.0 * set.tree_buf.len() as f64 / json_bytes as f64,
+            100.0 * set.tree_buf.len() as f64 / set.json_bytes as f64,
             set.seconds
         );
     }
-    if let Some(largest) = datasets.iter().max_by_key(|s| s.value_size_hint()) {
+    if let Some(largest) = datasets.iter().max_by_key(|s| s.tree_buf.len()) {
         let breakdown = tree_buf::size_breakdown(&largest.tree_buf)
             .map_err(|e| CliError::new(e.to_string()))?;
         println!(
@@ -195,10 +199,4 @@ pub fn demo() -> Result<(), CliError> {
         println!("  ...\nTotal: {} B", breakdown.total_bytes);
     }
     Ok(())
-}
-
-impl Measured {
-    fn value_size_hint(&self) -> usize {
-        self.tree_buf.len()
-    }
 }

@@ -1,7 +1,7 @@
 //! Reading inputs (files, `.zst` files, standard input) and writing outputs atomically.
 
 use std::fs;
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -11,9 +11,9 @@ use crate::CliError;
 /// Inputs larger than this get a progress bar, when standard error is a terminal.
 const PROGRESS_MIN_BYTES: u64 = 8 << 20;
 
-/// A progress bar over `total` units, drawn only when standard error is a terminal and the work
+/// A progress bar over `total` bytes, drawn only when standard error is a terminal and the work
 /// is large, so that pipes and logs stay clean.
-pub fn progress(total: u64, what: &str) -> ProgressBar {
+fn progress(total: u64, what: &str) -> ProgressBar {
     if total < PROGRESS_MIN_BYTES || !io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
@@ -27,31 +27,83 @@ pub fn progress(total: u64, what: &str) -> ProgressBar {
     bar
 }
 
-/// The bytes of `path` (`-` for standard input), decompressed if the name ends in `.zst`.
-pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
+pub fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Names the failures of a `.zst` input's decompression for what they are.
+struct Zstd<R>(R);
+
+impl<R: Read> Read for Zstd<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0
+            .read(buf)
+            .map_err(|e| io::Error::new(e.kind(), format!("not a valid zstd file: {e}")))
+    }
+}
+
+/// Reads `path` (`-` for standard input) as a stream, decompressing it if the name ends in
+/// `.zst`, with a progress bar labelled `what` over a file's bytes; the bar clears when the
+/// stream is dropped.
+pub fn open_input(path: &Path, what: &str) -> Result<Box<dyn BufRead>, CliError> {
     let name = path.display().to_string();
-    let raw = if name == "-" {
-        let mut bytes = Vec::new();
-        io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| CliError::new(format!("standard input: {e}")))?;
-        bytes
+    let raw: Box<dyn Read> = if is_stdio(path) {
+        Box::new(io::stdin().lock())
     } else {
         let file = fs::File::open(path).map_err(|e| CliError::new(format!("{name}: {e}")))?;
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-        let bar = progress(len, "reading");
-        let mut bytes = Vec::with_capacity(len as usize);
-        bar.wrap_read(file)
-            .read_to_end(&mut bytes)
-            .map_err(|e| CliError::new(format!("{name}: {e}")))?;
-        bar.finish_and_clear();
-        bytes
+        let len = file.metadata().map_or(0, |m| m.len());
+        Box::new(Progress {
+            read: file,
+            bar: progress(len, what),
+        })
     };
-    if name.ends_with(".zst") {
-        zstd::decode_all(raw.as_slice())
-            .map_err(|e| CliError::new(format!("{name}: not a valid zstd file: {e}")))
+    Ok(if name.ends_with(".zst") {
+        let decoder = zstd::Decoder::new(raw)
+            .map_err(|e| CliError::new(format!("{name}: not a valid zstd file: {e}")))?;
+        Box::new(BufReader::new(Zstd(decoder)))
     } else {
-        Ok(raw)
+        Box::new(BufReader::new(raw))
+    })
+}
+
+/// A reader that moves a progress bar, cleared when the reader is dropped.
+struct Progress<R> {
+    read: R,
+    bar: ProgressBar,
+}
+
+impl<R: Read> Read for Progress<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.read.read(buf)?;
+        self.bar.inc(n as u64);
+        Ok(n)
+    }
+}
+
+impl<R> Drop for Progress<R> {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// The bytes of `path` (`-` for standard input), decompressed if the name ends in `.zst`.
+pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
+    let mut bytes = Vec::new();
+    open_input(path, "reading")?
+        .read_to_end(&mut bytes)
+        .map_err(|e| CliError::new(format!("{}: {e}", path.display())))?;
+    Ok(bytes)
+}
+
+/// Writes to standard output, buffered. A reader that stops early (`| head`) ends the output
+/// quietly, as it does for other programs.
+pub fn write_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), CliError> {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    match write(&mut out).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(CliError::new(format!("standard output: {e}")))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -59,19 +111,21 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
 /// into place once complete, so that a failure never leaves a partial file behind.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     let name = path.display().to_string();
-    if name == "-" {
-        let mut stdout = io::stdout().lock();
-        return stdout
-            .write_all(bytes)
-            .and_then(|()| stdout.flush())
-            .map_err(|e| CliError::new(format!("standard output: {e}")));
+    if is_stdio(path) {
+        return write_stdout(|out| out.write_all(bytes));
     }
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut temp =
-        tempfile::NamedTempFile::new_in(dir).map_err(|e| CliError::new(format!("{name}: {e}")))?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".tree-buf-");
+    // Like any new file (less the umask), not the owner-only mode of temporary files.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut temp = builder
+        .tempfile_in(dir)
+        .map_err(|e| CliError::new(format!("{name}: {e}")))?;
     temp.write_all(bytes)
         .map_err(|e| CliError::new(format!("{name}: {e}")))?;
     temp.persist(path)

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use tree_buf::DecodeOptions;
 
 /// A one-line error for the user: what went wrong and where.
 #[derive(Debug)]
@@ -75,9 +76,9 @@ enum Command {
         /// The first row is data, not column names.
         #[arg(long)]
         no_header: bool,
-        /// The field separator.
+        /// The field separator: one ASCII character, or `\t` for tabs.
         #[arg(long, default_value = ",")]
-        delimiter: char,
+        delimiter: String,
         /// Where to write the tree-buf file (`-` for standard output).
         #[arg(short, long)]
         output: PathBuf,
@@ -95,6 +96,10 @@ enum Command {
         /// Indents the output.
         #[arg(long)]
         pretty: bool,
+        /// Fails rather than use more memory than this for the decoded data. The library's
+        /// default (1 GiB) guards against hostile files; the file here is the user's own.
+        #[arg(long, value_name = "BYTES", default_value_t = 8 << 30)]
+        max_decoded_bytes: u64,
     },
     /// Encodes the real datasets (or generated data) and compares sizes with JSON and MessagePack.
     Demo,
@@ -124,7 +129,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         } => convert::from_csv(
             &input,
             &output,
-            delimiter,
+            &delimiter,
             !no_header,
             &convert::encode_options(lossy_float_tolerance),
         ),
@@ -132,7 +137,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
             file,
             paths,
             pretty,
-        } => convert::to_json(&file, &paths, pretty),
+            max_decoded_bytes,
+        } => convert::to_json(
+            &file,
+            &paths,
+            pretty,
+            DecodeOptions::default().max_decoded_bytes(max_decoded_bytes),
+        ),
         Command::Demo => demo::demo(),
     }
 }

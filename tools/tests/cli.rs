@@ -188,6 +188,20 @@ fn csv_files_convert_with_inferred_types() {
         schema.contains("yearID: u64") && schema.contains("playerID: string"),
         "{schema}"
     );
+    // Columns blank in the early rows keep their place in the header.
+    let last: serde_json::Value = serde_json::from_str(&stdout(&succeeds(&[
+        "to-json",
+        path(&batting),
+        "--path",
+        "[]",
+    ])))
+    .unwrap();
+    let last = last["[]"].as_array().unwrap().last().unwrap().clone();
+    let keys: Vec<&String> = last.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys[keys.len() - 6..],
+        ["SO", "IBB", "HBP", "SH", "SF", "GIDP"]
+    );
     let games = scratch("gl2018.tb");
     succeeds(&[
         "from-csv",
@@ -233,6 +247,33 @@ fn standard_input_and_output_work() {
 }
 
 #[test]
+fn csv_from_standard_input_with_tabs() {
+    let output = Command::new(env!("CARGO_BIN_EXE_tree-buf"))
+        .args(["from-csv", "-", "--delimiter", "\\t", "-o", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(b"n\tn\tok\n1\t2.5\ttrue\n\t-3\tfalse\n")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let file = scratch("tabs.tb");
+    std::fs::write(&file, &output.stdout).unwrap();
+    // A repeated column name gets a suffix instead of losing its cells; blank cells are left out.
+    assert_eq!(
+        stdout(&succeeds(&["to-json", path(&file)])).trim(),
+        r#"[{"n":1,"n_2":2.5,"ok":true},{"n_2":-3.0,"ok":false}]"#
+    );
+}
+
+#[test]
 fn bad_input_gives_one_line_errors_and_no_output_file() {
     let not_json = scratch("bad.json");
     std::fs::write(&not_json, "{\"a\": [1, 2,}").unwrap();
@@ -263,5 +304,44 @@ fn bad_input_gives_one_line_errors_and_no_output_file() {
         &["to-json", path(&good), "--path", "names.[].first"],
         "path not found",
     );
+    fails(
+        &["to-json", path(&good), "--max-decoded-bytes", "10"],
+        "--max-decoded-bytes",
+    );
     fails(&["to-json", path(&scratch("missing.tb"))], "missing.tb");
+
+    let truncated_zst = scratch("truncated.json.zst");
+    let compressed = zstd::encode_all(&br#"{"a": [1, 2, 3]}"#[..], 3).unwrap();
+    std::fs::write(&truncated_zst, &compressed[..compressed.len() - 4]).unwrap();
+    fails(
+        &["from-json", path(&truncated_zst), "-o", path(&output)],
+        "truncated.json.zst",
+    );
+    fails(
+        &[
+            "from-json",
+            path(&json),
+            "-o",
+            path(&scratch("no/such/dir/out.tb")),
+        ],
+        "out.tb",
+    );
+    fails(
+        &[
+            "from-csv",
+            path(&ragged),
+            "--delimiter",
+            "ab",
+            "-o",
+            path(&output),
+        ],
+        "delimiter",
+    );
+    assert!(!output.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(output.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".tree-buf-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }

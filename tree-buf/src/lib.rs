@@ -49,7 +49,7 @@ pub use reader::{Reader, SchemaNode};
 pub use schema::{NodeType, Segment};
 pub use tree_buf_macros::{Decode, Encode};
 pub use types::{Decode, Encode};
-pub use value::{ArrayWriter, Value};
+pub use value::{ArrayWriter, Value, ValueWriter};
 
 /// The traits, derive macros and functions most programs need.
 pub mod prelude {

@@ -2,7 +2,9 @@
 
 use proptest::prelude::*;
 use serde_json::json;
-use tree_buf::{decode, encode, Decode, Encode, NodeType, Reader, Value};
+use tree_buf::{
+    decode, encode, Decode, Encode, EncodeOptions, NodeType, Reader, Value, ValueWriter,
+};
 
 #[derive(Encode, Decode, Debug, PartialEq)]
 struct Order {
@@ -138,6 +140,47 @@ fn object_fields_keep_every_consistent_key_order() {
     assert_eq!(back.to_string(), r#"[{"x":1,"y":2},{"x":4,"y":3}]"#);
 }
 
+/// JSON text written by [`ValueWriter`], without building a `Value`.
+fn streamed(text: &str) -> Vec<u8> {
+    ValueWriter::read(&mut serde_json::Deserializer::from_str(text))
+        .unwrap()
+        .finish(&EncodeOptions::default())
+        .unwrap()
+}
+
+#[test]
+fn streamed_json_encodes_like_the_value() {
+    for json in [
+        json!([
+            {"z": 1, "a": null, "m": {"deep": [1, -2, 3.25, "x", null, true, [], {}]}},
+            {"a": "now a string", "extra": u64::MAX},
+            [],
+            "text",
+            null,
+            {"z": -9_007_199_254_740_993i64}
+        ]),
+        // Fields first seen late, and keys in different orders.
+        json!([{"a": 1, "c": 3}, {"a": 1, "b": 2}, {"d": 4, "c": 3}, {"e": [[1.5, 2.5]]}]),
+        json!([{"a": 1, "b": 2}, {"b": 3, "a": 4}]),
+        json!({"rings": [[], [[1.0, 2.0], [3.0, 4.0]], [[5, 6]]], "empty": {}}),
+        json!(null),
+    ] {
+        let text = json.to_string();
+        assert_eq!(streamed(&text), encode(&Value::from(json)), "{text}");
+    }
+}
+
+#[test]
+fn objects_keep_their_key_order_when_fields_first_appear_apart() {
+    // `b` is first seen after `c`, but the third object puts it before.
+    let json = json!([{"c": 1}, {"b": 2}, {"b": 3, "c": 4}, {"a": 0, "c": 5}]);
+    let back: Value = decode(&encode(&Value::from(json.clone()))).unwrap();
+    assert_eq!(
+        serde_json::to_string(&back).unwrap(),
+        serde_json::to_string(&json).unwrap()
+    );
+}
+
 #[test]
 fn lossy_json_conversions_are_the_documented_ones() {
     assert_eq!(
@@ -216,5 +259,11 @@ proptest! {
         let value = Value::Array(values);
         let back: Value = decode(&encode(&value)).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(back, value);
+    }
+
+    #[test]
+    fn generated_json_streams_like_the_value(values in prop::collection::vec(value_strategy(), 0..8)) {
+        let json = serde_json::Value::from(Value::Array(values));
+        prop_assert_eq!(streamed(&json.to_string()), encode(&Value::from(json)));
     }
 }

@@ -4,7 +4,10 @@
 //! option, except for object fields: there a missing field makes the option, and an explicit
 //! null is a kind of its own, so that both survive the round trip. A path that saw values of
 //! several kinds becomes a union with one child per kind; objects keep one slot per field name,
-//! written in an order that agrees with the key order of every object when one exists.
+//! in the order the objects give their keys (see [`Object`]).
+//!
+//! Values arrive whole, as [`Value`]s, or piece by piece from a serde `Deserializer` (see
+//! `stream.rs`); both go through the same `Slot` and `Object` methods.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -23,7 +26,7 @@ pub struct DynEncoder(Slot);
 
 /// Every value found at one path.
 #[derive(Debug, Default)]
-struct Slot {
+pub(super) struct Slot {
     depth: usize,
     /// Whether this slot holds an object field, where missing and null differ.
     field: bool,
@@ -40,7 +43,7 @@ struct Slot {
 
 /// The values of one kind at one path.
 #[derive(Debug)]
-enum Kind {
+pub(super) enum Kind {
     /// Explicit nulls in object fields: a count.
     Null(usize),
     Bool(Vec<bool>),
@@ -59,7 +62,7 @@ enum Kind {
         lengths: Vec<u64>,
         items: Box<Slot>,
     },
-    Object(Fields),
+    Object(Object),
     Variant {
         index: HashMap<String, usize>,
         variants: Vec<(String, Slot)>,
@@ -72,20 +75,10 @@ enum Kind {
     },
 }
 
-/// The kind a value belongs to, as a union variant name. Arrays are told apart by the kind of
-/// their first item, so that `[x, y]` points and `[[x, y], ...]` rings meeting at one place
-/// (GeoJSON polygons and multipolygons) keep separate columns; empty arrays join any array kind.
+/// The kind a value belongs to, as a union variant name.
 fn kind_name(value: &Value) -> &'static str {
     match value {
-        Value::Array(items) => match items.first().map(kind_name) {
-            None => "array",
-            Some("bool") => "array_of_bool",
-            Some("integer" | "huge") => "array_of_integer",
-            Some("float") => "array_of_float",
-            Some("string") => "array_of_string",
-            Some("object") => "array_of_object",
-            Some(_) => "array_of_array",
-        },
+        Value::Array(items) => array_kind(items.first().map(kind_name)),
         Value::Null => "null",
         Value::Bool(_) => "bool",
         Value::Unsigned(v) if *v > i128::MAX as u128 => "huge",
@@ -96,6 +89,142 @@ fn kind_name(value: &Value) -> &'static str {
         Value::Object(_) => "object",
         Value::Variant(..) => "variant",
         Value::Map(_) => "map",
+    }
+}
+
+/// The kind name of an array whose first item is of kind `item` (`None` when it is empty).
+/// Arrays are told apart by the kind of their first item, so that `[x, y]` points and
+/// `[[x, y], ...]` rings meeting at one place (GeoJSON polygons and multipolygons) keep separate
+/// columns; empty arrays join any array kind.
+pub(super) fn array_kind(item: Option<&'static str>) -> &'static str {
+    match item {
+        None => "array",
+        Some("bool") => "array_of_bool",
+        Some("integer" | "huge") => "array_of_integer",
+        Some("float") => "array_of_float",
+        Some("string") => "array_of_string",
+        Some("object") => "array_of_object",
+        Some(_) => "array_of_array",
+    }
+}
+
+/// The objects at one path: one slot per field name.
+///
+/// Fields come out in an order that keeps the key order of every object, where the objects
+/// agree on one: each object says which of its keys follows which, and the fields are sorted to
+/// respect all of that, ties going to the field seen first.
+#[derive(Debug)]
+pub(super) struct Object {
+    /// The depth of the slot holding the objects.
+    depth: usize,
+    len: usize,
+    index: HashMap<String, usize>,
+    /// In first-seen order.
+    fields: Vec<(String, Slot)>,
+    /// Pairs of fields seen one right after the other in some object.
+    follows: HashSet<(usize, usize)>,
+    /// The last field seen after each field, to skip the set for the usual repeats.
+    last_next: Vec<usize>,
+    /// While an object is pushed: its last field so far, and which fields it gave.
+    previous: Option<usize>,
+    written: Vec<bool>,
+}
+
+impl Object {
+    fn new(depth: usize) -> Object {
+        Object {
+            depth,
+            len: 0,
+            index: HashMap::new(),
+            fields: Vec::new(),
+            follows: HashSet::new(),
+            last_next: Vec::new(),
+            previous: None,
+            written: Vec::new(),
+        }
+    }
+
+    /// Adds a field missing from every object so far.
+    fn add(&mut self, name: &str) -> usize {
+        let field = self.fields.len();
+        self.fields
+            .push((name.to_owned(), Slot::absent(self.len, self.depth + 1)));
+        self.written.push(false);
+        self.last_next.push(usize::MAX);
+        self.index.insert(name.to_owned(), field);
+        field
+    }
+
+    /// The field `name` of the object being pushed, to push its value into; `None` when the
+    /// object already gave that name (of a repeated name, the first value counts).
+    pub(super) fn field(&mut self, name: &str) -> Option<usize> {
+        let field = match self.index.get(name) {
+            Some(&field) => field,
+            None => self.add(name),
+        };
+        if std::mem::replace(&mut self.written[field], true) {
+            return None;
+        }
+        if let Some(previous) = self.previous.replace(field) {
+            if std::mem::replace(&mut self.last_next[previous], field) != field {
+                self.follows.insert((previous, field));
+            }
+        }
+        Some(field)
+    }
+
+    pub(super) fn slot(&mut self, field: usize) -> &mut Slot {
+        &mut self.fields[field].1
+    }
+
+    /// Completes the object being pushed: the fields it did not give are missing.
+    pub(super) fn end(&mut self) {
+        for ((_, slot), written) in self.fields.iter_mut().zip(&mut self.written) {
+            if !std::mem::take(written) {
+                slot.push_missing();
+            }
+        }
+        self.previous = None;
+        self.len += 1;
+    }
+
+    /// The fields in their final order (see [`Object`]).
+    fn into_ordered_fields(self) -> Vec<(String, Slot)> {
+        let n = self.fields.len();
+        let mut before = vec![0usize; n];
+        let mut after = vec![Vec::new(); n];
+        for &(first, second) in &self.follows {
+            before[second] += 1;
+            after[first].push(second);
+        }
+        let mut ready: BinaryHeap<Reverse<usize>> =
+            (0..n).filter(|&f| before[f] == 0).map(Reverse).collect();
+        let mut placed = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        while order.len() < n {
+            let field = match ready.pop() {
+                Some(Reverse(field)) if placed[field] => continue,
+                Some(Reverse(field)) => field,
+                // Objects that disagree make a cycle: it breaks at its first-seen field.
+                None => match placed.iter().position(|&p| !p) {
+                    Some(field) => field,
+                    None => break,
+                },
+            };
+            placed[field] = true;
+            order.push(field);
+            for &next in &after[field] {
+                before[next] = before[next].saturating_sub(1);
+                if before[next] == 0 && !placed[next] {
+                    ready.push(Reverse(next));
+                }
+            }
+        }
+        let mut fields = self.fields;
+        order
+            .into_iter()
+            .map(|field| std::mem::take(&mut fields[field]))
+            .collect()
     }
 }
 
@@ -116,99 +245,41 @@ impl Kind {
         }
     }
 
-    fn new(value: &Value, depth: usize) -> Kind {
+    /// An empty kind, of the name [`kind_name`] gives.
+    fn new(name: &'static str, depth: usize) -> Kind {
         let child = || {
             Box::new(Slot {
                 depth: depth + 1,
                 ..Slot::default()
             })
         };
-        match value {
-            Value::Null => Kind::Null(0),
-            Value::Bool(_) => Kind::Bool(Vec::new()),
-            Value::Unsigned(v) if *v > i128::MAX as u128 => Kind::Huge(Vec::new()),
-            Value::Unsigned(_) | Value::Signed(_) => Kind::Integer(Vec::new()),
-            Value::Float(_) => Kind::Float(Vec::new()),
-            Value::String(_) => Kind::String(StrColumn::default()),
-            Value::Bytes(_) => Kind::Bytes {
+        match name {
+            "null" => Kind::Null(0),
+            "bool" => Kind::Bool(Vec::new()),
+            "integer" => Kind::Integer(Vec::new()),
+            "huge" => Kind::Huge(Vec::new()),
+            "float" => Kind::Float(Vec::new()),
+            "string" => Kind::String(StrColumn::default()),
+            "bytes" => Kind::Bytes {
                 lengths: Vec::new(),
                 bytes: Vec::new(),
             },
-            Value::Array(_) => Kind::Array {
-                name: kind_name(value),
-                lengths: Vec::new(),
-                items: child(),
-            },
-            Value::Object(_) => Kind::Object(Fields::default()),
-            Value::Variant(..) => Kind::Variant {
+            "object" => Kind::Object(Object::new(depth)),
+            "variant" => Kind::Variant {
                 index: HashMap::new(),
                 variants: Vec::new(),
                 discriminants: Vec::new(),
             },
-            Value::Map(_) => Kind::Map {
+            "map" => Kind::Map {
                 lengths: Vec::new(),
                 keys: child(),
                 values: child(),
             },
-        }
-    }
-
-    fn push(&mut self, value: &Value, depth: usize) {
-        match (self, value) {
-            (Kind::Null(count), Value::Null) => *count += 1,
-            (Kind::Bool(values), Value::Bool(v)) => values.push(*v),
-            (Kind::Integer(values), Value::Unsigned(v)) => values.push(*v as i128),
-            (Kind::Integer(values), Value::Signed(v)) => values.push(*v),
-            (Kind::Huge(values), Value::Unsigned(v)) => values.push(*v),
-            (Kind::Float(values), Value::Float(v)) => values.push(*v),
-            (Kind::String(column), Value::String(v)) => column.push(v),
-            (Kind::Bytes { lengths, bytes }, Value::Bytes(v)) => {
-                lengths.push(v.len() as u64);
-                bytes.extend_from_slice(v);
-            }
-            (Kind::Array { lengths, items, .. }, Value::Array(values)) => {
-                lengths.push(values.len() as u64);
-                for item in values {
-                    items.push(item);
-                }
-            }
-            (Kind::Object(fields), Value::Object(entries)) => fields.push(entries, depth),
-            (
-                Kind::Variant {
-                    index,
-                    variants,
-                    discriminants,
-                },
-                Value::Variant(name, content),
-            ) => {
-                let slot = *index.entry(name.clone()).or_insert_with(|| {
-                    variants.push((
-                        name.clone(),
-                        Slot {
-                            depth: depth + 1,
-                            ..Slot::default()
-                        },
-                    ));
-                    variants.len() - 1
-                });
-                discriminants.push(slot as u32);
-                variants[slot].1.push(content);
-            }
-            (
-                Kind::Map {
-                    lengths,
-                    keys,
-                    values,
-                },
-                Value::Map(entries),
-            ) => {
-                lengths.push(entries.len() as u64);
-                for (key, value) in entries {
-                    keys.push(key);
-                    values.push(value);
-                }
-            }
-            _ => {}
+            array => Kind::Array {
+                name: array,
+                lengths: Vec::new(),
+                items: child(),
+            },
         }
     }
 
@@ -224,7 +295,7 @@ impl Kind {
             Kind::Bytes { lengths, .. }
             | Kind::Array { lengths, .. }
             | Kind::Map { lengths, .. } => lengths.len(),
-            Kind::Object(fields) => fields.len,
+            Kind::Object(object) => object.len,
             Kind::Variant { discriminants, .. } => discriminants.len(),
         }
     }
@@ -308,8 +379,8 @@ impl Kind {
                 }),
                 None => out.seq(lengths, |out| items.finish(out)),
             },
-            Kind::Object(fields) => {
-                let fields = fields.into_ordered();
+            Kind::Object(object) => {
+                let fields = object.into_ordered_fields();
                 out.structure(fields.len(), |out| {
                     fields
                         .into_iter()
@@ -334,101 +405,17 @@ impl Kind {
     }
 }
 
-/// The fields of the objects at one path, and the orders their keys came in.
-#[derive(Debug, Default)]
-struct Fields {
-    /// Objects pushed.
-    len: usize,
-    index: HashMap<String, usize>,
-    /// One slot per field name, in first-seen order.
-    slots: Vec<(String, Slot)>,
-    /// `(a, b)` when field `a` came right before field `b` in some object.
-    follows: HashSet<(usize, usize)>,
-    /// The fields of the last object, in its order: objects of one shape record their order once.
-    last: Vec<usize>,
-}
-
-impl Fields {
-    fn push(&mut self, entries: &[(String, Value)], depth: usize) {
-        for (name, _) in entries {
-            if !self.index.contains_key(name) {
-                // A field first seen now was missing from every earlier object.
-                self.index.insert(name.clone(), self.slots.len());
-                self.slots
-                    .push((name.clone(), Slot::absent(self.len, depth + 1)));
-            }
-        }
-        let mut written = vec![false; self.slots.len()];
-        let mut sequence = Vec::with_capacity(entries.len());
-        for (name, entry) in entries {
-            let slot = self.index[name];
-            // Of a name repeated within one object, the first value counts.
-            if !written[slot] {
-                written[slot] = true;
-                sequence.push(slot);
-                self.slots[slot].1.push(entry);
-            }
-        }
-        for ((_, slot), written) in self.slots.iter_mut().zip(written) {
-            if !written {
-                slot.push_missing();
-            }
-        }
-        if sequence != self.last {
-            self.follows
-                .extend(sequence.windows(2).map(|pair| (pair[0], pair[1])));
-            self.last = sequence;
-        }
-        self.len += 1;
-    }
-
-    /// The slots in an order that keeps every recorded `follows` pair, the earliest seen field
-    /// first among those free to go next; where objects disagree, the earliest seen field wins.
-    fn into_ordered(self) -> Vec<(String, Slot)> {
-        let n = self.slots.len();
-        let mut successors = vec![Vec::new(); n];
-        let mut predecessors = vec![0usize; n];
-        for &(before, after) in &self.follows {
-            successors[before].push(after);
-            predecessors[after] += 1;
-        }
-        let mut ready: BinaryHeap<Reverse<usize>> = (0..n)
-            .filter(|&i| predecessors[i] == 0)
-            .map(Reverse)
-            .collect();
-        let mut slots: Vec<Option<(String, Slot)>> = self.slots.into_iter().map(Some).collect();
-        let mut ordered = Vec::with_capacity(n);
-        let mut first_unplaced = 0;
-        while ordered.len() < n {
-            let field = match ready.pop() {
-                Some(Reverse(field)) => field,
-                None => {
-                    // A cycle: break it at the earliest seen field not placed yet.
-                    while slots[first_unplaced].is_none() {
-                        first_unplaced += 1;
-                    }
-                    first_unplaced
-                }
-            };
-            let Some(slot) = slots[field].take() else {
-                continue;
-            };
-            ordered.push(slot);
-            for &after in &successors[field] {
-                predecessors[after] -= 1;
-                if predecessors[after] == 0 {
-                    ready.push(Reverse(after));
-                }
-            }
-        }
-        ordered
-    }
-}
-
 /// Arrays that always hold this many scalars or fewer, all of one length, are written as tuples.
 const MAX_TUPLE: u64 = 8;
 
 impl Slot {
+    pub(super) fn new(depth: usize) -> Slot {
+        Slot {
+            depth,
+            ..Slot::default()
+        }
+    }
+
     /// A slot for a field that was missing from the first `len` objects.
     fn absent(len: usize, depth: usize) -> Slot {
         Slot {
@@ -448,24 +435,23 @@ impl Slot {
             .push(false);
     }
 
-    fn push(&mut self, value: &Value) {
-        crate::stack::deeper(|| self.push_here(value));
-    }
-
-    fn push_here(&mut self, value: &Value) {
+    /// This slot, unless it is nested too deep to hold values: then it is marked to fail on
+    /// finish, and the value is to be skipped.
+    pub(super) fn within_depth(&mut self) -> Option<&mut Slot> {
         if self.depth >= MAX_DEPTH {
             self.too_deep = true;
-            return;
+            return None;
         }
-        if let (Value::Null, false) = (value, self.field) {
-            self.push_missing();
-            return;
-        }
+        Some(self)
+    }
+
+    /// Records a value of the kind named `name` (see [`kind_name`]) and hands back the columns of
+    /// that kind, to take the value.
+    pub(super) fn begin(&mut self, name: &'static str) -> &mut Kind {
         self.len += 1;
         if let Some(presence) = &mut self.presence {
             presence.push(true);
         }
-        let name = kind_name(value);
         let same_kind = |kind: &Kind| {
             kind.name() == name || (name == "array" && matches!(kind, Kind::Array { .. }))
         };
@@ -476,14 +462,145 @@ impl Slot {
                     // A second kind: every earlier value was of the first.
                     self.discriminants = Some(vec![0; self.kinds[0].len()]);
                 }
-                self.kinds.push(Kind::new(value, self.depth));
+                self.kinds.push(Kind::new(name, self.depth));
                 self.kinds.len() - 1
             }
         };
         if let Some(discriminants) = &mut self.discriminants {
             discriminants.push(index as u32);
         }
-        self.kinds[index].push(value, self.depth);
+        &mut self.kinds[index]
+    }
+
+    /// The kind of the value begun last.
+    pub(super) fn current(&mut self) -> Option<&mut Kind> {
+        let index = self
+            .discriminants
+            .as_ref()
+            .and_then(|d| d.last())
+            .map_or(0, |&d| d as usize);
+        self.kinds.get_mut(index)
+    }
+
+    pub(super) fn push_null(&mut self) {
+        if !self.field {
+            self.push_missing();
+        } else if let Kind::Null(count) = self.begin("null") {
+            *count += 1;
+        }
+    }
+
+    pub(super) fn push_bool(&mut self, value: bool) {
+        if let Kind::Bool(values) = self.begin("bool") {
+            values.push(value);
+        }
+    }
+
+    pub(super) fn push_integer(&mut self, value: i128) {
+        if let Kind::Integer(values) = self.begin("integer") {
+            values.push(value);
+        }
+    }
+
+    pub(super) fn push_unsigned(&mut self, value: u128) {
+        match i128::try_from(value) {
+            Ok(value) => self.push_integer(value),
+            Err(_) => {
+                if let Kind::Huge(values) = self.begin("huge") {
+                    values.push(value);
+                }
+            }
+        }
+    }
+
+    pub(super) fn push_float(&mut self, value: f64) {
+        if let Kind::Float(values) = self.begin("float") {
+            values.push(value);
+        }
+    }
+
+    pub(super) fn push_str(&mut self, value: &str) {
+        if let Kind::String(column) = self.begin("string") {
+            column.push(value);
+        }
+    }
+
+    pub(super) fn push_bytes(&mut self, value: &[u8]) {
+        if let Kind::Bytes { lengths, bytes } = self.begin("bytes") {
+            lengths.push(value.len() as u64);
+            bytes.extend_from_slice(value);
+        }
+    }
+
+    fn push(&mut self, value: &Value) {
+        crate::stack::deeper(|| self.push_here(value));
+    }
+
+    fn push_here(&mut self, value: &Value) {
+        let Some(slot) = self.within_depth() else {
+            return;
+        };
+        match value {
+            Value::Null => slot.push_null(),
+            Value::Bool(v) => slot.push_bool(*v),
+            Value::Unsigned(v) => slot.push_unsigned(*v),
+            Value::Signed(v) => slot.push_integer(*v),
+            Value::Float(v) => slot.push_float(*v),
+            Value::String(v) => slot.push_str(v),
+            Value::Bytes(v) => slot.push_bytes(v),
+            Value::Array(values) => {
+                if let Kind::Array { lengths, items, .. } = slot.begin(kind_name(value)) {
+                    lengths.push(values.len() as u64);
+                    values.iter().for_each(|item| items.push(item));
+                }
+            }
+            Value::Object(entries) => {
+                if let Kind::Object(object) = slot.begin("object") {
+                    for (name, entry) in entries {
+                        if let Some(field) = object.field(name) {
+                            object.slot(field).push(entry);
+                        }
+                    }
+                    object.end();
+                }
+            }
+            Value::Variant(name, content) => {
+                let depth = slot.depth;
+                if let Kind::Variant {
+                    index,
+                    variants,
+                    discriminants,
+                } = slot.begin("variant")
+                {
+                    let variant = *index.entry(name.clone()).or_insert_with(|| {
+                        variants.push((
+                            name.clone(),
+                            Slot {
+                                depth: depth + 1,
+                                ..Slot::default()
+                            },
+                        ));
+                        variants.len() - 1
+                    });
+                    discriminants.push(variant as u32);
+                    variants[variant].1.push(content);
+                }
+            }
+            Value::Map(entries) => {
+                if let Kind::Map {
+                    lengths,
+                    keys,
+                    values,
+                } = slot.begin("map")
+                {
+                    lengths.push(entries.len() as u64);
+                    for (key, value) in entries {
+                        keys.push(key);
+                        values.push(value);
+                    }
+                }
+            }
+        }
     }
 
     /// For the items of arrays that all have the same small length `n` and hold one scalar kind
@@ -510,7 +627,7 @@ impl Slot {
             .collect()
     }
 
-    fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+    pub(super) fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
         crate::stack::deeper(|| self.finish_here(out))
     }
 
@@ -543,10 +660,7 @@ impl Slot {
 
 impl ValueEncoder<Value> for DynEncoder {
     fn new(depth: usize) -> Self {
-        DynEncoder(Slot {
-            depth,
-            ..Slot::default()
-        })
+        DynEncoder(Slot::new(depth))
     }
 
     fn push(&mut self, value: &Value) {
@@ -583,12 +697,38 @@ impl ArrayWriter {
     /// An empty array.
     pub fn new() -> Self {
         ArrayWriter {
-            items: Slot {
-                depth: 1,
-                ..Slot::default()
-            },
+            items: Slot::new(1),
             len: 0,
         }
+    }
+
+    /// An empty array of objects whose fields the schema lists in the order of `fields` (a CSV
+    /// file's header, say) rather than in the order they are first seen.
+    ///
+    /// ```
+    /// use tree_buf::{ArrayWriter, EncodeOptions, Reader, Value};
+    ///
+    /// let mut writer = ArrayWriter::with_fields(["year", "team"]);
+    /// writer.push(&Value::Object(vec![("team".into(), Value::String("BOS".into()))]));
+    /// writer.push(&Value::Object(vec![("year".into(), Value::Unsigned(1901))]));
+    /// let bytes = writer.finish(&EncodeOptions::default())?;
+    /// let reader = Reader::new(&bytes)?;
+    /// let names: Vec<_> = reader.schema().find("[]").unwrap().children.iter()
+    ///     .map(|field| field.name.clone().unwrap_or_default())
+    ///     .collect();
+    /// assert_eq!(names, ["year", "team"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_fields<S: AsRef<str>>(fields: impl IntoIterator<Item = S>) -> Self {
+        let mut object = Object::new(1);
+        for name in fields {
+            if !object.index.contains_key(name.as_ref()) {
+                object.add(name.as_ref());
+            }
+        }
+        let mut writer = ArrayWriter::new();
+        writer.items.kinds.push(Kind::Object(object));
+        writer
     }
 
     /// Appends an item.

@@ -1,6 +1,6 @@
 //! Conversions between [`Value`] and `serde_json::Value`.
 
-use serde_json::{Map, Number};
+use serde::{Serialize, Serializer};
 
 use super::Value;
 
@@ -35,66 +35,47 @@ impl From<serde_json::Value> for Value {
 }
 
 impl From<Value> for serde_json::Value {
-    /// Lossy where JSON has no equivalent: integers beyond 64 bits become strings of their digits,
-    /// non-finite floats become `null`, bytes become arrays of numbers, enum values become
-    /// `{"variant": content}` (or the bare name for unit variants, as serde writes them), and maps
-    /// become objects when every key is a string, else arrays of `[key, value]` pairs.
+    /// Lossy where JSON has no equivalent, as [`Value`]'s `Serialize` implementation describes.
     fn from(value: Value) -> serde_json::Value {
-        match value {
-            Value::Null => serde_json::Value::Null,
-            Value::Bool(b) => serde_json::Value::Bool(b),
-            Value::Unsigned(u) => match u64::try_from(u) {
-                Ok(u) => serde_json::Value::Number(u.into()),
-                Err(_) => serde_json::Value::String(u.to_string()),
+        // Cannot fail: every map this writes has string keys.
+        serde_json::to_value(value).unwrap_or_default()
+    }
+}
+
+impl Serialize for Value {
+    /// As JSON would hold it. Lossy where JSON has no equivalent: integers beyond 64 bits become
+    /// strings of their digits, non-finite floats become `null` (in JSON), bytes become arrays of
+    /// numbers (in JSON), enum values become `{"variant": content}` (or the bare name for unit
+    /// variants, as serde writes them), and maps become objects when every key is a string, else
+    /// arrays of `[key, value]` pairs.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::Null => serializer.serialize_unit(),
+            Value::Bool(b) => serializer.serialize_bool(*b),
+            Value::Unsigned(u) => match u64::try_from(*u) {
+                Ok(u) => serializer.serialize_u64(u),
+                Err(_) => serializer.collect_str(u),
             },
-            Value::Signed(i) => match i64::try_from(i) {
-                Ok(i) => serde_json::Value::Number(i.into()),
-                Err(_) => serde_json::Value::String(i.to_string()),
+            Value::Signed(i) => match i64::try_from(*i) {
+                Ok(i) => serializer.serialize_i64(i),
+                Err(_) => serializer.collect_str(i),
             },
-            Value::Float(f) => {
-                Number::from_f64(f).map_or(serde_json::Value::Null, serde_json::Value::Number)
-            }
-            Value::String(s) => serde_json::Value::String(s),
-            Value::Bytes(bytes) => serde_json::Value::Array(
-                bytes
-                    .into_iter()
-                    .map(|b| serde_json::Value::Number(b.into()))
-                    .collect(),
-            ),
-            Value::Array(items) => {
-                serde_json::Value::Array(items.into_iter().map(serde_json::Value::from).collect())
-            }
+            Value::Float(f) => serializer.serialize_f64(*f),
+            Value::String(s) => serializer.serialize_str(s),
+            Value::Bytes(bytes) => serializer.serialize_bytes(bytes),
+            Value::Array(items) => serializer.collect_seq(items),
             Value::Object(fields) => {
-                serde_json::Value::Object(fields.into_iter().map(|(k, v)| (k, v.into())).collect())
+                serializer.collect_map(fields.iter().map(|(name, value)| (name, value)))
             }
-            Value::Variant(name, content) => match *content {
-                Value::Null => serde_json::Value::String(name),
-                content => serde_json::Value::Object(Map::from_iter([(name, content.into())])),
+            Value::Variant(name, content) => match **content {
+                Value::Null => serializer.serialize_str(name),
+                ref content => serializer.collect_map([(name, content)]),
             },
             Value::Map(entries) => {
                 if entries.iter().all(|(k, _)| matches!(k, Value::String(_))) {
-                    serde_json::Value::Object(
-                        entries
-                            .into_iter()
-                            .map(|(k, v)| {
-                                (
-                                    if let Value::String(k) = k {
-                                        k
-                                    } else {
-                                        String::new()
-                                    },
-                                    v.into(),
-                                )
-                            })
-                            .collect(),
-                    )
+                    serializer.collect_map(entries.iter().map(|(k, v)| (k, v)))
                 } else {
-                    serde_json::Value::Array(
-                        entries
-                            .into_iter()
-                            .map(|(k, v)| serde_json::Value::Array(vec![k.into(), v.into()]))
-                            .collect(),
-                    )
+                    serializer.collect_seq(entries.iter().map(|(k, v)| [k, v]))
                 }
             }
         }

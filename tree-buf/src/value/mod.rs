@@ -4,9 +4,11 @@
 mod decode;
 mod encode;
 mod json;
+mod stream;
 
 pub use decode::DynDecoder;
 pub use encode::{ArrayWriter, DynEncoder};
+pub use stream::ValueWriter;
 
 use crate::types::{Decode, Encode};
 
