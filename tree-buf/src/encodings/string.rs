@@ -178,7 +178,13 @@ fn decode_nested(
                         corrupt(format!("string index {i} past the {distinct} entries"))
                     })
                 })
-                .collect::<Result<_, _>>()?;
+                .collect::<Result<Vec<_>, _>>()?;
+            // Every value becomes a string of its own: charge the text the indices stand for,
+            // which can be far more than the dictionary holds.
+            let text = spans
+                .iter()
+                .fold(0usize, |sum, span| sum.saturating_add(span.len()));
+            budget.charge(text, 1)?;
             Ok(StrColumn {
                 bytes: values.bytes,
                 spans,
