@@ -258,6 +258,8 @@ mod tests {
     }
 
     #[test]
+    // zstd is C code, which Miri cannot run.
+    #[cfg_attr(miri, ignore)]
     fn repeated_strings_use_a_dictionary_and_large_ones_zstd() {
         let names = ["Boston Red Sox", "New York Yankees", "Chicago Cubs"];
         let many: Vec<&str> = (0..3000).map(|i| names[i % 3]).collect();
