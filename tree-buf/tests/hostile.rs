@@ -1,9 +1,83 @@
 //! Hostile input: truncations, bit flips and crafted files must give an error (or, for flips
 //! the checksums cannot see, some valid value), never a panic, an abort or a runaway allocation.
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
-use tree_buf::{decode, decode_with_options, encode, Decode, DecodeErrorKind, DecodeOptions};
+use tree_buf::{
+    decode, decode_with_options, encode, Decode, DecodeErrorKind, DecodeOptions, Value,
+};
+
+/// Counts the heap bytes each thread holds and their peak, so that a test can measure what
+/// decoding allocates: the test harness runs every test on a thread of its own, and decoding
+/// allocates on the calling thread only.
+struct CountingAllocator;
+
+thread_local! {
+    static LIVE: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Accounts for `new` bytes allocated, then `freed` bytes released (a reallocation does both).
+fn account(new: usize, freed: usize) {
+    // `try_with`: a thread's last frees can come after its locals are gone. Frees of blocks
+    // another thread allocated saturate at zero.
+    let _ = LIVE.try_with(|live| {
+        let grown = live.get() + new;
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(grown)));
+        live.set(grown.saturating_sub(freed));
+    });
+}
+
+// SAFETY: every method forwards its arguments unchanged to `System`, which upholds the
+// `GlobalAlloc` contract; the counting around it neither allocates nor touches the blocks.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds `alloc`'s contract, which `System.alloc` shares.
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            account(layout.size(), 0);
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as for `alloc`.
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            account(layout.size(), 0);
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller passes a block this allocator (that is, `System`) returned, with
+        // its layout.
+        unsafe { System.dealloc(ptr, layout) };
+        account(0, layout.size());
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: as for `dealloc`, and the caller upholds `realloc`'s size requirements.
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if !new.is_null() {
+            account(new_size, layout.size());
+        }
+        new
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+/// The most heap `f` holds at once beyond what this thread held before.
+fn peak_allocation(f: impl FnOnce()) -> usize {
+    let before = LIVE.with(Cell::get);
+    PEAK.with(|peak| peak.set(before));
+    f();
+    PEAK.with(Cell::get) - before
+}
 
 type Rich = (
     Vec<Option<String>>,
@@ -32,6 +106,10 @@ fn samples() -> Vec<Vec<u8>> {
         encode(&(0..300u32).map(|i| i * i).collect::<Vec<_>>()),
         encode(&vec![vec!["x".to_string(); 3]; 4]),
         encode(&7u8),
+        encode(&Value::from(serde_json::json!([
+            {"id": 1, "tags": ["a", "b"], "at": 1.5},
+            {"id": -2, "tags": [], "note": null, "at": "later"},
+        ]))),
     ]
 }
 
@@ -42,7 +120,33 @@ fn decode_everything(bytes: &[u8], options: &DecodeOptions) -> bool {
     let _ = decode_with_options::<Vec<Vec<String>>>(bytes, options);
     let _ = decode_with_options::<u8>(bytes, options);
     let _ = decode_with_options::<Vec<Option<(u8, String)>>>(bytes, options);
+    let _ = decode_with_options::<Value>(bytes, options);
     rich
+}
+
+/// `bytes` with bit `bit` flipped.
+fn flipped(bytes: &[u8], bit: usize) -> Vec<u8> {
+    let mut corrupted = bytes.to_vec();
+    corrupted[bit / 8] ^= 1 << (bit % 8);
+    corrupted
+}
+
+#[test]
+fn every_single_bit_flip_is_caught_or_harmless() {
+    let unchecked = DecodeOptions::default().verify_checksums(false);
+    for bytes in samples() {
+        for bit in 0..bytes.len() * 8 {
+            let corrupted = flipped(&bytes, bit);
+            // CRC-32 catches every single-bit error in what it covers, and a flip elsewhere
+            // breaks the structure that the checksums are found by.
+            let result = decode::<Value>(&corrupted);
+            assert!(
+                result.is_err(),
+                "flipping bit {bit} still decodes: {result:?}"
+            );
+            decode_everything(&corrupted, &unchecked);
+        }
+    }
 }
 
 #[test]
@@ -251,9 +355,9 @@ fn the_deepest_legal_schema_decodes_without_overflowing_a_small_stack() {
     std::thread::Builder::new()
         .stack_size(256 * 1024)
         .spawn(move || {
-            let value = decode::<tree_buf::Value>(&bytes).unwrap();
-            assert_eq!(value, tree_buf::Value::Unsigned(7));
-            assert_kind::<tree_buf::Value>(&too_deep, DecodeErrorKind::LimitExceeded);
+            let value = decode::<Value>(&bytes).unwrap();
+            assert_eq!(value, Value::Unsigned(7));
+            assert_kind::<Value>(&too_deep, DecodeErrorKind::LimitExceeded);
         })
         .unwrap()
         .join()
@@ -410,4 +514,100 @@ fn zero_sized_values_are_bounded_too() {
     let bytes = craft(&[SEQ, UNIT], &[&lengths]);
     let err = decode_with_options::<Vec<()>>(&bytes, &options).unwrap_err();
     assert_eq!(err.kind(), DecodeErrorKind::LimitExceeded);
+}
+
+/// A sequence of `count` strings that all point at one dictionary entry of `len` bytes.
+fn dictionary_bomb(count: u64, len: u64) -> Vec<u8> {
+    fn prefixed(out: &mut Vec<u8>, bytes: &[u8]) {
+        out.extend(varint_bytes(bytes.len() as u64));
+        out.extend_from_slice(bytes);
+    }
+    let mut lengths = vec![0x01];
+    lengths.extend(varint_bytes(count));
+    let mut entry_length = vec![0x01];
+    entry_length.extend(varint_bytes(len));
+    let mut entry = vec![0x00];
+    prefixed(&mut entry, &entry_length);
+    entry.resize(entry.len() + len as usize, b'a');
+    // A dictionary of one entry, then `count` indices of zero in zero bits each.
+    let mut strings = vec![0x01, 1];
+    prefixed(&mut strings, &entry);
+    strings.extend([0x00, 0]);
+    craft(&[SEQ, STR], &[&lengths, &strings])
+}
+
+/// A sequence of `count` structs (or enum values) with one unit field (or variant) named with `len`
+/// bytes.
+fn name_bomb(container: u8, count: u64, len: u64) -> Vec<u8> {
+    let mut lengths = vec![0x01];
+    lengths.extend(varint_bytes(count));
+    let mut schema = vec![SEQ, container, 1];
+    schema.extend(varint_bytes(len));
+    schema.resize(schema.len() + len as usize, b'f');
+    schema.push(UNIT);
+    // Enum values all of variant 0, in zero bits each.
+    let discriminants: &[u8] = &[0x00, 0];
+    match container {
+        ENUM => craft(&schema, &[&lengths, discriminants]),
+        _ => craft(&schema, &[&lengths]),
+    }
+}
+
+/// Every truncation and single-bit flip of the samples.
+fn damaged_samples() -> Vec<Vec<u8>> {
+    let mut inputs = Vec::new();
+    for bytes in samples() {
+        inputs.extend((0..bytes.len()).map(|len| bytes[..len].to_vec()));
+        inputs.extend((0..bytes.len() * 8).map(|bit| flipped(&bytes, bit)));
+    }
+    inputs
+}
+
+/// Crafted files that expand a lot: far more values, or far longer ones, than bytes.
+fn bombs() -> Vec<Vec<u8>> {
+    let mut lengths = vec![0x01];
+    lengths.extend(varint_bytes(2_000_000));
+    vec![
+        craft(&[SEQ, U64], &[&lengths, &[0x00, 0]]),
+        craft(&[SEQ, UNIT], &[&lengths]),
+        dictionary_bomb(100_000, 4_000),
+        name_bomb(STRUCT, 100_000, 4_000),
+        name_bomb(ENUM, 100_000, 4_000),
+    ]
+}
+
+#[test]
+fn decoding_allocates_within_the_cap_and_in_step_with_the_decoded_size() {
+    // Under a cap, decoding an input of n bytes may hold a small multiple of the cap (decoded
+    // columns, then the values built from them) plus a small multiple of n (the schema, the branch
+    // table): never memory reserved from a count that was not charged.
+    let bound = |cap: u64, n: usize| 4 * cap as usize + 16 * n + (64 << 10);
+    let default_cap = DecodeOptions::DEFAULT_MAX_DECODED_BYTES;
+    let caps = [1 << 12, 1 << 16, 1 << 24, default_cap];
+    let damaged = damaged_samples().into_iter().map(|b| (b, &caps[..]));
+    // Bombs would really decode to the default cap's gigabyte.
+    let bombs = bombs().into_iter().map(|b| (b, &caps[..3]));
+    let mut worst = [(0, 0); 4];
+    for (bytes, caps) in damaged.chain(bombs) {
+        for (i, &cap) in caps.iter().enumerate() {
+            let options = DecodeOptions::default()
+                .verify_checksums(false)
+                .max_decoded_bytes(cap);
+            let peak = peak_allocation(|| {
+                decode_everything(&bytes, &options);
+            });
+            assert!(
+                peak <= bound(cap, bytes.len()),
+                "{peak} bytes allocated decoding {} bytes under a cap of {cap}",
+                bytes.len()
+            );
+            worst[i] = worst[i].max((peak, bytes.len()));
+        }
+    }
+    for (cap, (peak, n)) in caps.iter().zip(worst) {
+        eprintln!("cap {cap}: at most {peak} bytes allocated, for an input of {n} bytes");
+    }
+    // Damaged small files decode to about their own size, whatever the cap.
+    let (peak, n) = worst[3];
+    assert!(peak <= 16 * n + (64 << 10), "{peak} bytes for {n}");
 }

@@ -184,16 +184,21 @@ fn build_here(
                 .map(|c| build(c, count, ctx))
                 .collect::<Result<_, _>>()?,
         ),
-        NodeType::Struct => Dyn::Struct(
-            node.children()
-                .map(|c| {
-                    Ok((
-                        c.name().unwrap_or_default().to_owned(),
-                        build(c, count, ctx)?,
-                    ))
-                })
-                .collect::<Result<_, DecodeError>>()?,
-        ),
+        NodeType::Struct => {
+            // Every object gets its own copy of every field name.
+            let names = node.children().map(|c| c.name().map_or(0, str::len)).sum();
+            ctx.charge(node, count, names)?;
+            Dyn::Struct(
+                node.children()
+                    .map(|c| {
+                        Ok((
+                            c.name().unwrap_or_default().to_owned(),
+                            build(c, count, ctx)?,
+                        ))
+                    })
+                    .collect::<Result<_, DecodeError>>()?,
+            )
+        }
         NodeType::Enum | NodeType::Union => {
             let discriminants = ctx.words::<u32>(node, count)?;
             let variant_count = node.children().len();
@@ -206,15 +211,23 @@ fn build_here(
                     .at_path_if_unset(|| node.path())
                 })? += 1;
             }
+            let tagged = node.node_type() == NodeType::Enum;
             let variants = node
                 .children()
                 .zip(counts)
-                .map(|(c, n)| Ok((c.name().unwrap_or_default().to_owned(), build(c, n, ctx)?)))
+                .map(|(c, n)| {
+                    let name = c.name().unwrap_or_default();
+                    // Every value of a tagged variant gets its own copy of the variant's name.
+                    if tagged {
+                        ctx.charge(c, n, name.len())?;
+                    }
+                    Ok((name.to_owned(), build(c, n, ctx)?))
+                })
                 .collect::<Result<_, DecodeError>>()?;
             Dyn::Enum {
                 discriminants: discriminants.into_iter(),
                 variants,
-                tagged: node.node_type() == NodeType::Enum,
+                tagged,
             }
         }
     })

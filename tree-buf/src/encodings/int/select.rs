@@ -559,6 +559,8 @@ mod tests {
     }
 
     #[test]
+    // zstd is C code, which Miri cannot run.
+    #[cfg_attr(miri, ignore)]
     fn zstd_wins_on_repetitive_byte_patterns() {
         let values: Vec<u64> = (0..20_000u64)
             .map(|i| [1_000_003, 77_777_777, 5, 123_456_789_012][(i * i % 4) as usize])
