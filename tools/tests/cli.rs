@@ -10,6 +10,21 @@ fn tree_buf(args: &[&str]) -> Output {
         .expect("the tree-buf binary runs")
 }
 
+/// Runs the program with `input` on its standard input, capturing standard output.
+fn with_stdin(args: &[&str], input: &[u8]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tree-buf"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(input)?;
+            child.wait_with_output()
+        })
+        .expect("the tree-buf binary runs")
+}
+
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
@@ -222,21 +237,7 @@ fn csv_files_convert_with_inferred_types() {
 
 #[test]
 fn standard_input_and_output_work() {
-    let output = Command::new(env!("CARGO_BIN_EXE_tree-buf"))
-        .args(["from-json", "-", "-o", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(br#"{"a": [1, 2, 3]}"#)?;
-            child.wait_with_output()
-        })
-        .unwrap();
+    let output = with_stdin(&["from-json", "-", "-o", "-"], br#"{"a": [1, 2, 3]}"#);
     assert!(output.status.success());
     let file = scratch("stdin.tb");
     std::fs::write(&file, &output.stdout).unwrap();
@@ -248,21 +249,10 @@ fn standard_input_and_output_work() {
 
 #[test]
 fn csv_from_standard_input_with_tabs() {
-    let output = Command::new(env!("CARGO_BIN_EXE_tree-buf"))
-        .args(["from-csv", "-", "--delimiter", "\\t", "-o", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(b"n\tn\tok\n1\t2.5\ttrue\n\t-3\tfalse\n")?;
-            child.wait_with_output()
-        })
-        .unwrap();
+    let output = with_stdin(
+        &["from-csv", "-", "--delimiter", "\\t", "-o", "-"],
+        b"n\tn\tok\n1\t2.5\ttrue\n\t-3\tfalse\n",
+    );
     assert!(output.status.success(), "{}", stderr(&output));
     let file = scratch("tabs.tb");
     std::fs::write(&file, &output.stdout).unwrap();
