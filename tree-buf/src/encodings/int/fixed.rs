@@ -49,10 +49,30 @@ pub(super) fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, Decod
             data.len()
         )));
     }
-    if width == 0 {
-        return Ok(vec![W::ZERO; count]);
-    }
-    Ok(data.chunks_exact(width).map(W::read_le).collect())
+    // A width known at compile time turns each read into a few moves instead of a memcpy call.
+    Ok(match width {
+        0 => vec![W::ZERO; count],
+        1 => read::<W, 1>(data),
+        2 => read::<W, 2>(data),
+        3 => read::<W, 3>(data),
+        4 => read::<W, 4>(data),
+        5 => read::<W, 5>(data),
+        6 => read::<W, 6>(data),
+        7 => read::<W, 7>(data),
+        8 => read::<W, 8>(data),
+        _ => data.chunks_exact(width).map(W::read_le).collect(),
+    })
+}
+
+/// The words of `WIDTH` bytes each in `data`.
+fn read<W: Word, const WIDTH: usize>(data: &[u8]) -> Vec<W> {
+    data.chunks_exact(WIDTH)
+        .map(|chunk| {
+            let mut bytes = [0u8; 16];
+            bytes[..WIDTH].copy_from_slice(chunk);
+            W::from_le_padded(bytes)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -113,6 +113,8 @@ pub(crate) trait Word:
     fn write_le(self, out: &mut Vec<u8>, width: usize);
     /// Reads a word from up to `BYTES` little-endian bytes.
     fn read_le(bytes: &[u8]) -> Self;
+    /// Reads a word from the first `BYTES` of 16 little-endian bytes.
+    fn from_le_padded(bytes: [u8; 16]) -> Self;
 }
 
 macro_rules! impl_word {
@@ -158,6 +160,12 @@ macro_rules! impl_word {
             #[inline]
             fn write_le(self, out: &mut Vec<u8>, width: usize) {
                 out.extend_from_slice(&self.to_le_bytes()[..width]);
+            }
+            #[inline]
+            fn from_le_padded(bytes: [u8; 16]) -> Self {
+                let mut buf = [0u8; size_of::<$t>()];
+                buf.copy_from_slice(&bytes[..size_of::<$t>()]);
+                <$t>::from_le_bytes(buf)
             }
             #[inline]
             fn read_le(bytes: &[u8]) -> Self {
