@@ -284,9 +284,13 @@ fn choose_transform<W: Word>(
     let scale = |sample_bytes: usize| sample_bytes * values.len() / len;
     let leaf = profiles.values.leaf_estimate(settings);
     let mut best: (Option<Choice>, usize) = (None, scale(leaf));
+    // Only the zstd ranking needs the candidates themselves; estimates need just the best.
+    let ranking = settings.ranks_by_compression(values.len() * W::BYTES);
     let mut candidates = Vec::new();
     let mut consider = |choice: Choice, size: usize| {
-        candidates.push(choice);
+        if ranking.is_some() {
+            candidates.push(choice);
+        }
         if size < best.1 {
             best = (Some(choice), size);
         }
@@ -336,7 +340,7 @@ fn choose_transform<W: Word>(
             );
         }
     }
-    match settings.ranks_by_compression(values.len() * W::BYTES) {
+    match ranking {
         Some(level) => rank_by_compression(&sample, candidates, settings, chain, level),
         None => best.0,
     }
