@@ -1,8 +1,11 @@
-//! Golden files: files of format version 1, written once and checked in under `tests/golden/v1/`,
-//! that every later tree-buf must keep decoding to the values built here.
+//! Golden files: files of each format version, written once and checked in under
+//! `tests/golden/v1/`, `tests/golden/v2/` and so on, that every later tree-buf must keep decoding
+//! to the values built here. Version 2 added keyed string streams; its folder holds the cases that
+//! use them, while the v1 files, written before, stay as they are.
 //!
 //! Each case is a name, a value built deterministically in code and the options it was encoded
-//! with. `golden_files_decode_to_their_values` decodes `v1/<name>.tb` as the case's Rust type and
+//! with, and the version folder its file is in. `golden_files_decode_to_their_values` decodes
+//! `<version>/<name>.tb` as the case's Rust type and
 //! compares it with the value. `golden_files_survive_every_truncation_and_bit_flip` feeds every
 //! file, truncated and with bits flipped, to the decoders.
 //!
@@ -16,7 +19,7 @@
 //!   dictionary, another transform) without a version bump: any v1 reader reads them, and the old
 //!   files stay here, still decoding.
 //! - Any change to the grammar itself (a new tag, another layout) requires bumping the format
-//!   version and adding a `v2/` directory of golden files, while the files in `v1/` keep decoding.
+//!   version and adding a directory of golden files for it, while the older ones keep decoding.
 //!   Files are never deleted, and every file must have its case (the test checks both).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
@@ -33,9 +36,14 @@ use tree_buf::{
 };
 use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
-/// The folder of the golden files of format version 1.
-fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/v1")
+/// The folders of the golden files, one for each format version.
+const VERSIONS: [&str; 2] = ["v1", "v2"];
+
+/// The folder of the golden files of a format version.
+fn golden_dir(version: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(version)
 }
 
 /// The cases to write, from `TREE_BUF_WRITE_GOLDEN`: `None` to compare instead.
@@ -52,6 +60,8 @@ fn cases_to_write() -> Option<Vec<String>> {
 /// One golden file.
 struct Case {
     name: &'static str,
+    /// The folder of its file: the format version it was written in.
+    version: &'static str,
     /// Encodes the case's value with its options.
     encode: Box<dyn Fn() -> Vec<u8>>,
     /// Decodes bytes as the case's type: `None` if the value is the expected one, else a
@@ -71,6 +81,7 @@ fn case<T: Encode + Decode + Debug + 'static>(
     let to_encode = Rc::clone(&expected);
     Case {
         name,
+        version: VERSIONS[0],
         encode: Box::new(move || {
             encode_with_options(&*to_encode, &options).expect("golden values encode")
         }),
@@ -717,6 +728,36 @@ fn int_columns() -> IntColumns {
     }
 }
 
+/// A case whose file was written in format version 2.
+fn v2(case: Case) -> Case {
+    Case {
+        version: "v2",
+        ..case
+    }
+}
+
+/// Sibling strings that follow one another (names given ids, with a few exceptions, some of them
+/// optional), which version 2 writes as keyed streams.
+fn keyed_people() -> Vec<(String, Option<String>, Option<String>, String)> {
+    let mut state = 0x2545_f491u32;
+    (0..1500u32)
+        .map(|i| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            let player = state % 45;
+            let name = match i % 97 {
+                3 => "Renamed".to_owned(),
+                _ => format!("Player {player}"),
+            };
+            let id = format!("id{player:03}");
+            let pair = (i % 9 != 0).then(|| (id.clone(), name.clone()));
+            let (optional_id, optional_name) = pair.unzip();
+            (id, optional_id, optional_name, name)
+        })
+        .collect()
+}
+
 /// Every case; the names are the file names and must never change.
 fn cases() -> Vec<Case> {
     vec![
@@ -801,18 +842,31 @@ fn cases() -> Vec<Case> {
             retrosheet::generate(6, 5),
             PartialEq::eq,
         ),
+        v2(case(
+            "keyed_people",
+            defaults(),
+            keyed_people(),
+            PartialEq::eq,
+        )),
+        v2(case(
+            "retrosheet_keyed",
+            defaults(),
+            retrosheet::generate(60, 7),
+            PartialEq::eq,
+        )),
     ]
 }
 
 /// Writes the golden files `TREE_BUF_WRITE_GOLDEN` names, and prints what each holds.
 fn write_golden_files(names: &[String]) {
-    std::fs::create_dir_all(golden_dir()).expect("create the golden directory");
     for case in cases() {
         if !names.iter().any(|name| name == "1" || name == case.name) {
             continue;
         }
         let bytes = (case.encode)();
-        let path = golden_dir().join(format!("{}.tb", case.name));
+        let dir = golden_dir(case.version);
+        std::fs::create_dir_all(&dir).expect("create the golden directory");
+        let path = dir.join(format!("{}.tb", case.name));
         std::fs::write(&path, &bytes).expect("write a golden file");
         let breakdown = size_breakdown(&bytes).expect("a fresh file has a breakdown");
         let mut encodings: Vec<&str> = (breakdown.branches.iter())
@@ -831,8 +885,9 @@ fn write_golden_files(names: &[String]) {
 }
 
 /// The bytes of a golden file, or a message saying how to create it.
-fn read_golden(name: &str) -> Result<Vec<u8>, String> {
-    let path = golden_dir().join(format!("{name}.tb"));
+fn read_golden(case: &Case) -> Result<Vec<u8>, String> {
+    let name = case.name;
+    let path = golden_dir(case.version).join(format!("{name}.tb"));
     std::fs::read(&path).map_err(|e| {
         format!(
             "{}: {e}; create it with `TREE_BUF_WRITE_GOLDEN={name} cargo test -p tree-buf --test golden`",
@@ -850,7 +905,7 @@ fn golden_files_decode_to_their_values() {
     let cases = cases();
     let mut failures = Vec::new();
     for case in &cases {
-        let bytes = match read_golden(case.name) {
+        let bytes = match read_golden(case) {
             Ok(bytes) => bytes,
             Err(message) => {
                 failures.push(message);
@@ -884,11 +939,13 @@ fn golden_files_decode_to_their_values() {
         }
     }
     // A golden file is never deleted, nor left without its case.
-    for entry in std::fs::read_dir(golden_dir()).expect("the golden directory exists") {
-        let path = entry.expect("a directory entry").path();
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        if !cases.iter().any(|case| case.name == stem) {
-            failures.push(format!("{} has no case in golden.rs", path.display()));
+    for version in VERSIONS {
+        for entry in std::fs::read_dir(golden_dir(version)).expect("the golden directory exists") {
+            let path = entry.expect("a directory entry").path();
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            if !(cases.iter()).any(|case| case.name == stem && case.version == version) {
+                failures.push(format!("{} has no case in golden.rs", path.display()));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -935,7 +992,7 @@ fn decode_corrupted(case: &Case, value: &Value, bytes: &[u8], what: &str) -> Opt
 
 /// Truncates and flips bits of the golden file of `case`; returns what went wrong.
 fn corrupt_golden_file(case: &Case) -> Vec<String> {
-    let bytes = match read_golden(case.name) {
+    let bytes = match read_golden(case) {
         Ok(bytes) => bytes,
         Err(message) => return vec![message],
     };

@@ -488,8 +488,17 @@ fn headers_are_checked() {
     assert_kind::<u8>(b"TB", DecodeErrorKind::Truncated);
     assert_kind::<u8>(b"{\"json\": true}", DecodeErrorKind::NotTreeBuf);
     let mut bytes = encode(&1u8);
-    bytes[4] = 2;
+    bytes[4] = 3;
     assert_kind::<u8>(&bytes, DecodeErrorKind::UnsupportedVersion);
+    bytes[4] = 0;
+    assert_kind::<u8>(&bytes, DecodeErrorKind::UnsupportedVersion);
+    // A file that uses nothing added since version 1 reads under either number.
+    bytes[4] = 1;
+    assert_eq!(
+        decode_with_options::<u8>(&bytes, &DecodeOptions::default().verify_checksums(false))
+            .unwrap(),
+        1
+    );
     let mut bytes = encode(&1u8);
     bytes[5] = 1;
     assert_kind::<u8>(&bytes, DecodeErrorKind::UnsupportedVersion);
@@ -610,4 +619,37 @@ fn decoding_allocates_within_the_cap_and_in_step_with_the_decoded_size() {
     // Damaged small files decode to about their own size, whatever the cap.
     let (peak, n) = worst[3];
     assert!(peak <= 16 * n + (64 << 10), "{peak} bytes for {n}");
+}
+
+#[test]
+fn keyed_strings_name_only_earlier_unkeyed_branches() {
+    #[derive(Decode, Debug, PartialEq)]
+    struct Three {
+        a: String,
+        b: String,
+        c: String,
+    }
+    let schema = [STRUCT, 3, 1, b'a', STR, 1, b'b', STR, 1, b'c', STR];
+    // "k", plainly; and "v" keyed by branch `source`.
+    let plain: &[u8] = &[0x00, 3, 0x00, 1, 1, b'k'];
+    let keyed = |source: u8| vec![0x02, source, 1, 6, 0x00, 3, 0x00, 1, 1, b'v', 0];
+    let bytes = craft(&schema, &[plain, &keyed(0), &keyed(0)]);
+    let three = || Three {
+        a: "k".into(),
+        b: "v".into(),
+        c: "v".into(),
+    };
+    assert_eq!(decode::<Three>(&bytes).unwrap(), three());
+    for (what, branches) in [
+        ("itself", [plain, &keyed(1), plain]),
+        ("a later branch", [plain, &keyed(2), plain]),
+        ("no branch", [plain, &keyed(9), plain]),
+        ("a keyed branch", [plain, &keyed(0), &keyed(1)]),
+        ("an earlier branch, first", [&keyed(0), plain, plain]),
+    ] {
+        let bytes = craft(&schema, &branches);
+        let err = decode::<Three>(&bytes).expect_err(what);
+        assert_eq!(err.kind(), DecodeErrorKind::Corrupt, "{what}: {err}");
+        assert!(decode::<Value>(&bytes).is_err(), "{what} as a Value");
+    }
 }

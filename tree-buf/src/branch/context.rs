@@ -5,7 +5,7 @@ use crate::encodings::float::FloatWord;
 use crate::encodings::int::Word;
 use crate::encodings::string::StrColumn;
 use crate::encodings::{bool as bools, float, int, string};
-use crate::error::DecodeError;
+use crate::error::{corrupt, DecodeError};
 use crate::schema::NodeRef;
 
 /// The branches of the chunk being decoded and the remaining decoding budget. Generated code
@@ -88,17 +88,44 @@ impl<'a> DecodeContext<'a> {
         self.read(node, count, W::BYTES, float::decode::<W>, Vec::new)
     }
 
-    /// The `count` strings of `node`'s branch.
+    /// The `count` strings of `node`'s branch. A keyed branch first decodes its source branch,
+    /// which must come earlier and not be keyed itself, so that sources never chain.
     pub(crate) fn strings(
         &mut self,
         node: NodeRef<'_>,
         count: usize,
     ) -> Result<StrColumn, DecodeError> {
+        let source = string::keyed_source(self.branch(node)).map(|source| {
+            let source = source?;
+            let bytes = node
+                .branch()
+                .filter(|&own| source < own)
+                .and_then(|_| self.branches.get(source).copied())
+                .ok_or_else(|| {
+                    corrupt(format!(
+                        "a keyed string stream names branch {source}, not an earlier branch"
+                    ))
+                })?;
+            match string::keyed_source(bytes) {
+                Some(_) => Err(corrupt(format!(
+                    "a keyed string stream names branch {source}, which is keyed too"
+                ))),
+                None => Ok(bytes),
+            }
+        });
         self.read(
             node,
             count,
             2 * size_of::<usize>(),
-            string::decode,
+            |bytes, count, budget| match source {
+                None => string::decode(bytes, count, budget),
+                Some(source) => {
+                    let source = source?;
+                    budget.charge(count, 2 * size_of::<usize>())?;
+                    let keys = string::decode(source, count, budget)?;
+                    string::decode_keyed(bytes, &keys, count, budget)
+                }
+            },
             StrColumn::default,
         )
     }

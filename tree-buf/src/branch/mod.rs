@@ -4,6 +4,8 @@
 
 mod column;
 mod context;
+mod keyed;
 
 pub(crate) use column::{Column, Words};
 pub use context::DecodeContext;
+pub(crate) use keyed::key_string_siblings;

@@ -7,8 +7,17 @@
 //!             | 0x01 distinct:varint values:prefixed indices:int_stream
 //!                 Dictionary: `values` a str_stream of the `distinct` strings (at most count),
 //!                 `indices` count 32-bit indices into them
+//!             | 0x02 source:varint distinct:varint table:prefixed exceptions:varint
+//!                    [positions:prefixed values]
+//!                 Keyed (format version 2): the strings are a function of the strings of an
+//!                 earlier branch, `source`, that holds as many (a player's name given the id):
+//!                 `table` a str_stream (not keyed) of one string for each of the `distinct`
+//!                 strings of the source, in order of first appearance; string i is the table's
+//!                 entry for the source's string i, except at the `exceptions` positions: an
+//!                 int_stream of ascending 64-bit positions, whose strings are `values`, a
+//!                 str_stream (not keyed) that runs to the end. The source must not be keyed.
 //!             | 0x08 size:varint zstd_frame
-//!                 Zstd around a str_stream of the same count
+//!                 Zstd around a str_stream (not keyed) of the same count
 //! ```
 //!
 //! Every string must be valid UTF-8 on its own: a string boundary inside a character is corrupt.
@@ -25,6 +34,7 @@ use crate::error::{corrupt, DecodeError};
 
 const PLAIN: u8 = 0x00;
 const DICTIONARY: u8 = 0x01;
+const KEYED: u8 = 0x02;
 
 /// Strings as one buffer and the span of each.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -120,6 +130,146 @@ impl Dictionary {
         write_prefixed(out, &nested);
         encode_nested(&self.indices, settings, Chain::default(), out);
     }
+}
+
+/// `column` as a keyed stream over `source` (branch `source_branch`, of the same length), or
+/// `None` when too many of its strings disagree with the first one seen for their key for that to
+/// pay. The caller keeps it only if it is smaller than the column's own stream.
+pub(crate) fn encode_keyed(
+    source_branch: usize,
+    source: &StrColumn,
+    column: &StrColumn,
+    settings: &Settings,
+) -> Option<Vec<u8>> {
+    debug_assert_eq!(source.len(), column.len());
+    // Past these, the table or the exceptions would hold most of the column again.
+    let max_distinct = column.len() / 2;
+    let max_exceptions = column.len() / 8;
+    let mut ranks: FxHashMap<&str, u32> = FxHashMap::default();
+    let mut table = StrColumn::default();
+    let mut positions: Vec<u64> = Vec::new();
+    let mut exceptions = StrColumn::default();
+    for (position, (key, value)) in source.iter().zip(column.iter()).enumerate() {
+        let next = ranks.len() as u32;
+        let rank = *ranks.entry(key).or_insert_with(|| {
+            table.push(value);
+            next
+        });
+        if table.get(rank as usize) != value {
+            positions.push(position as u64);
+            exceptions.push(value);
+        }
+        if table.len() > max_distinct || positions.len() > max_exceptions {
+            return None;
+        }
+    }
+    let mut out = vec![KEYED];
+    write_varint(&mut out, source_branch as u64);
+    write_varint(&mut out, table.len() as u64);
+    let mut nested = Vec::new();
+    encode(&table, settings, &mut nested);
+    write_prefixed(&mut out, &nested);
+    write_varint(&mut out, positions.len() as u64);
+    if !positions.is_empty() {
+        nested.clear();
+        encode_nested(&positions, settings, Chain::default(), &mut nested);
+        write_prefixed(&mut out, &nested);
+        encode(&exceptions, settings, &mut out);
+    }
+    Some(out)
+}
+
+/// The source branch of a keyed stream; `None` for a stream of any other kind.
+pub(crate) fn keyed_source(bytes: &[u8]) -> Option<Result<usize, DecodeError>> {
+    let mut reader = ByteReader::new(bytes.strip_prefix(&[KEYED])?);
+    Some(reader.varint().and_then(|source| {
+        usize::try_from(source).map_err(|_| corrupt(format!("no branch {source}")))
+    }))
+}
+
+/// Decodes a keyed stream of `count` strings over `source`, the decoded strings of its source
+/// branch. The caller has charged the budget for the spans; string bytes are charged here.
+pub(crate) fn decode_keyed(
+    bytes: &[u8],
+    source: &StrColumn,
+    count: usize,
+    budget: &mut Budget,
+) -> Result<StrColumn, DecodeError> {
+    let mut reader = ByteReader::new(bytes);
+    if reader.u8()? != KEYED {
+        return Err(corrupt("not a keyed string stream"));
+    }
+    reader.varint()?;
+    if source.len() != count {
+        return Err(corrupt(format!(
+            "{count} strings keyed by {} source strings",
+            source.len()
+        )));
+    }
+    let distinct = reader.count(0)?;
+    if distinct > count || (distinct == 0 && count > 0) {
+        return Err(corrupt(format!(
+            "{distinct} keyed table strings for {count} values"
+        )));
+    }
+    // The table's spans, and the map from key to rank built below.
+    budget.charge(distinct, size_of::<Range<usize>>() + 3 * size_of::<usize>())?;
+    let table = decode_nested(reader.prefixed()?, distinct, budget, 1)?;
+    let exception_count = reader.count(0)?;
+    if exception_count > count {
+        return Err(corrupt(format!(
+            "{exception_count} exceptions among {count} keyed strings"
+        )));
+    }
+    let (positions, exceptions) = if exception_count == 0 {
+        reader.finish("a keyed string stream")?;
+        (Vec::new(), StrColumn::default())
+    } else {
+        budget.charge(exception_count, 8 + size_of::<Range<usize>>())?;
+        let positions = int::decode_nested::<u64>(reader.prefixed()?, exception_count, budget, 1)?;
+        let exceptions = decode_nested(reader.rest(), exception_count, budget, 1)?;
+        (positions, exceptions)
+    };
+
+    // Strings point into the table's text followed by the exceptions' text.
+    let exceptions_start = table.bytes.len();
+    let mut ranks: FxHashMap<&str, usize> = FxHashMap::default();
+    ranks.reserve(distinct);
+    let mut spans = Vec::with_capacity(count);
+    let mut pending = positions.iter().zip(&exceptions.spans).peekable();
+    for (position, key) in source.iter().enumerate() {
+        let next = ranks.len();
+        let rank = *ranks.entry(key).or_insert(next);
+        match pending.next_if(|(&at, _)| at == position as u64) {
+            Some((_, span)) => {
+                spans.push(span.start + exceptions_start..span.end + exceptions_start)
+            }
+            None => spans.push(table.spans.get(rank).cloned().ok_or_else(|| {
+                corrupt(format!(
+                    "more distinct keys than the {distinct} keyed table strings"
+                ))
+            })?),
+        }
+    }
+    if pending.next().is_some() {
+        return Err(corrupt(
+            "keyed exception positions are not ascending positions of the column",
+        ));
+    }
+    if ranks.len() != distinct {
+        return Err(corrupt(format!(
+            "{} distinct keys for {distinct} keyed table strings",
+            ranks.len()
+        )));
+    }
+    // As for a dictionary: charge the text the strings stand for.
+    let text = spans
+        .iter()
+        .fold(0usize, |sum, span| sum.saturating_add(span.len()));
+    budget.charge(text, 1)?;
+    let mut bytes = table.bytes;
+    bytes.push_str(&exceptions.bytes);
+    Ok(StrColumn { bytes, spans })
 }
 
 /// Decodes `count` strings, validating all of them. The caller has charged the budget for the
@@ -232,6 +382,14 @@ pub(crate) fn describe(bytes: &[u8]) -> String {
             }
             _ => "dictionary(corrupt)".into(),
         },
+        Ok(KEYED) => match (reader.varint(), reader.varint(), reader.prefixed()) {
+            (Ok(source), Ok(distinct), Ok(table)) => format!(
+                "keyed(by branch {source}, {distinct} strings: {}, {} exceptions)",
+                describe(table),
+                reader.varint().map_or("corrupt".into(), |n| n.to_string())
+            ),
+            _ => "keyed(corrupt)".into(),
+        },
         Ok(zstd::TAG) => format!("zstd({})", zstd::describe_inner(reader.rest(), describe)),
         Ok(tag) => format!("unknown tag {tag:#04x}"),
         Err(_) => "empty".into(),
@@ -288,6 +446,97 @@ mod tests {
         let plain: usize = refs.iter().map(|s| s.len()).sum();
         let size = round_trip(&column(&refs), &Settings::default());
         assert!(size * 5 < plain, "{size} bytes for {plain}");
+    }
+
+    /// Keys `column` by `source`, checks the round trip, and returns the stream.
+    fn keyed_round_trip(source: &StrColumn, column: &StrColumn) -> Vec<u8> {
+        let stream = encode_keyed(3, source, column, &Settings::fast()).expect("keyed");
+        assert_eq!(keyed_source(&stream).unwrap().unwrap(), 3);
+        let back = decode_keyed(&stream, source, column.len(), &mut Budget::new(u64::MAX))
+            .unwrap_or_else(|e| panic!("{e}: {}", describe(&stream)));
+        assert!(back.iter().eq(column.iter()), "{}", describe(&stream));
+        stream
+    }
+
+    #[test]
+    fn keyed_streams_round_trip_with_and_without_exceptions() {
+        let ids: Vec<String> = (0..400).map(|i| format!("id{:03}", i % 40)).collect();
+        let ids = column(&ids.iter().map(String::as_str).collect::<Vec<_>>());
+        let names: Vec<String> = (0..400).map(|i| format!("Name {}", i % 40)).collect();
+        let mut names_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let exact = keyed_round_trip(&ids, &column(&names_refs));
+        assert!(
+            describe(&exact).contains("0 exceptions"),
+            "{}",
+            describe(&exact)
+        );
+        // A player renamed in a few rows (none a key's first), the last one among them.
+        names_refs[45] = "Renamed";
+        names_refs[200] = "";
+        names_refs[399] = "héllo 🦀";
+        let with_exceptions = keyed_round_trip(&ids, &column(&names_refs));
+        assert!(describe(&with_exceptions).contains("3 exceptions"));
+        keyed_round_trip(&column(&[]), &column(&[]));
+        keyed_round_trip(&column(&["a", "a"]), &column(&["b", "b"]));
+        // Unrelated columns are not worth keying.
+        let unrelated: Vec<String> = (0..400).map(|i| format!("{}", i * 7 % 13)).collect();
+        let unrelated = column(&unrelated.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(encode_keyed(0, &ids, &unrelated, &Settings::fast()).is_none());
+        assert!(encode_keyed(0, &unrelated, &ids, &Settings::fast()).is_none());
+    }
+
+    #[test]
+    fn hostile_keyed_streams_are_errors() {
+        let source = column(&["a", "b", "a", "c", "a", "b", "a", "c"]);
+        let values = column(&["x", "y", "x", "z", "x", "y", "x", "z"]);
+        let good = keyed_round_trip(&source, &values);
+        let decode = |bytes: &[u8], source: &StrColumn, count| {
+            decode_keyed(bytes, source, count, &mut Budget::new(u64::MAX))
+        };
+        let short = column(&["a", "b", "a", "c", "a", "b", "a"]);
+        assert!(decode(&good, &short, 8).is_err(), "a short source");
+        let more_keys = column(&["a", "b", "a", "c", "a", "b", "a", "d"]);
+        assert!(
+            decode(&good, &more_keys, 8).is_err(),
+            "more keys than entries"
+        );
+        let fewer_keys = column(&["a", "b", "a", "b", "a", "b", "a", "b"]);
+        assert!(
+            decode(&good, &fewer_keys, 8).is_err(),
+            "fewer keys than entries"
+        );
+        assert!(
+            decode(&good, &column(&[]), 0).is_err(),
+            "a table for no values"
+        );
+        assert!(
+            decode(&good[..good.len() - 1], &source, 8).is_err(),
+            "truncated"
+        );
+        // Exceptions: hand-built, with positions out of order, repeated or past the end.
+        for positions in [[2u64, 1], [1, 1], [1, 8]] {
+            let mut stream = vec![KEYED, 3, 3];
+            let mut table = Vec::new();
+            encode(&column(&["x", "y", "z"]), &Settings::fast(), &mut table);
+            write_prefixed(&mut stream, &table);
+            stream.push(2);
+            let mut nested = Vec::new();
+            encode_nested(&positions, &Settings::fast(), Chain::default(), &mut nested);
+            write_prefixed(&mut stream, &nested);
+            encode(&column(&["p", "q"]), &Settings::fast(), &mut stream);
+            assert!(
+                decode(&stream, &source, 8).is_err(),
+                "positions {positions:?}"
+            );
+        }
+        let mut over_budget = Budget::new(40);
+        assert!(
+            decode_keyed(&good, &source, 8, &mut over_budget).is_err(),
+            "budget"
+        );
+        // Keyed streams stand only at the top of a branch, never where another stream nests.
+        assert!(decode(&good, &source, 8).is_ok());
+        assert!(super::decode(&good, 8, &mut Budget::new(u64::MAX)).is_err());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! file   := header schema chunk
-//! header := "TBUF" version:u8 flags:u8          version 1; no flags are defined (must be 0)
+//! header := "TBUF" version:u8 flags:u8          version 1 or 2; no flags are defined (must be 0)
 //! schema := size:varint node crc:u32le          node as in `schema::tree`; crc is CRC-32
 //!                                               (IEEE) of every byte from the header's first on
 //! chunk  := rows:varint branch_size:varint{B} table_crc:u32le branch{B} data_crc:u32le
@@ -21,4 +21,6 @@ pub(crate) use read::{read, FileView};
 pub(crate) use write::{write, write_with};
 
 pub(crate) const MAGIC: [u8; 4] = *b"TBUF";
-pub(crate) const VERSION: u8 = 1;
+/// The version this library writes. Version 2 added keyed string streams; a version 1 file is a
+/// version 2 file that uses none, so every version up to this one reads.
+pub(crate) const VERSION: u8 = 2;

@@ -56,11 +56,11 @@ impl<'a> FileView<'a> {
         }
         let mut reader = ByteReader::new(&bytes[MAGIC.len()..]);
         let version = reader.u8()?;
-        if version != VERSION {
+        if !(1..=VERSION).contains(&version) {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnsupportedVersion,
                 "",
-                format!("format version {version}; this library reads version {VERSION}"),
+                format!("format version {version}; this library reads versions 1 to {VERSION}"),
             ));
         }
         let flags = reader.u8()?;

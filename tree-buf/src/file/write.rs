@@ -3,10 +3,11 @@
 use rayon::prelude::*;
 
 use super::{MAGIC, VERSION};
+use crate::branch::{key_string_siblings, Column};
 use crate::encodings::bytes::write_varint;
 use crate::error::EncodeError;
 use crate::options::EncodeOptions;
-use crate::schema::SchemaWriter;
+use crate::schema::{SchemaWriter, WrittenSchema};
 use crate::types::{Encode, ValueEncoder};
 
 /// Below this many values in all, branches are encoded on one thread: the others would cost more
@@ -30,16 +31,27 @@ pub(crate) fn write_with(
 ) -> Result<Vec<u8>, EncodeError> {
     let mut writer = SchemaWriter::new();
     write_root(&mut writer)?;
-    let (schema, columns) = writer.into_parts();
-    let encode = |(column, group): &(crate::branch::Column, Option<usize>)| {
-        column.encode(*group, &options.settings)
-    };
+    let WrittenSchema {
+        schema,
+        columns,
+        string_siblings,
+    } = writer.into_parts();
+    let encode =
+        |(column, group): &(Column, Option<usize>)| column.encode(*group, &options.settings);
     let values: usize = columns.iter().map(|(column, _)| column.len()).sum();
-    let branches: Vec<Vec<u8>> = if options.parallel && values >= PARALLEL_MIN_VALUES {
+    let parallel = options.parallel && values >= PARALLEL_MIN_VALUES;
+    let mut branches: Vec<Vec<u8>> = if parallel {
         columns.par_iter().map(encode).collect()
     } else {
         columns.iter().map(encode).collect()
     };
+    key_string_siblings(
+        &columns,
+        &string_siblings,
+        &mut branches,
+        &options.settings,
+        parallel,
+    );
 
     let data_size: usize = branches.iter().map(Vec::len).sum();
     let mut out = Vec::with_capacity(16 + schema.len() + 2 * branches.len() + data_size);

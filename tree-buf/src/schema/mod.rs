@@ -11,4 +11,5 @@ pub use path::Segment;
 pub use tag::NodeType;
 pub use tree::NodeRef;
 pub(crate) use tree::SchemaTree;
+pub(crate) use writer::WrittenSchema;
 pub use writer::{EncodeResult, SchemaWriter};

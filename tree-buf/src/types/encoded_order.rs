@@ -21,10 +21,12 @@ impl EncodedKey {
         let mut writer = SchemaWriter::new();
         // A key too deep to encode alone fails the whole encoding later; its place is moot.
         EncodedKey(encoder.finish(&mut writer).ok().map(|()| {
-            let (schema, columns) = writer.into_parts();
+            let written = writer.into_parts();
             (
-                columns.into_iter().map(|(column, _)| column).collect(),
-                schema,
+                (written.columns.into_iter())
+                    .map(|(column, _)| column)
+                    .collect(),
+                written.schema,
             )
         }))
     }
