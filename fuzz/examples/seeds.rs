@@ -79,6 +79,13 @@ fn main() {
         .map(|i| format!("GET /items/{}/detail?user={}", i * 37 % 211, i % 13))
         .collect();
     write(&dir, "requests", &requests);
+    // Labels that follow names, which the writer keys by them (a keyed string stream).
+    let mut people = many::<Record>(200, 64, 9);
+    for (i, record) in people.iter_mut().enumerate() {
+        record.name = format!("player {}", i * 7 % 23);
+        record.label = format!("Player Number {}", i * 7 % 23).into();
+    }
+    write(&dir, "people", &people);
 
     let present = tree_buf_datasets::datasets_dir().is_some();
     if !present {
