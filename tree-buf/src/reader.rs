@@ -62,7 +62,17 @@ impl<'a> Reader<'a> {
 
     /// The schema tree: every node's path, type, encoding and branch size.
     pub fn schema(&self) -> SchemaNode {
-        SchemaNode::build(self.view.tree.root(), &self.view.branches)
+        let root = self.view.tree.root();
+        // Keyed string branches name their source by its path.
+        let mut paths = vec![String::new(); self.view.branches.len()];
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            if let Some(path) = node.branch().and_then(|index| paths.get_mut(index)) {
+                *path = node.path();
+            }
+            stack.extend(node.children());
+        }
+        SchemaNode::build(root, &self.view.branches, &paths)
     }
 
     /// Checks the data against its checksum (as [`crate::decode`] does before decoding).
@@ -202,18 +212,19 @@ pub struct SchemaNode {
 }
 
 impl SchemaNode {
-    fn build(node: NodeRef<'_>, branches: &[&[u8]]) -> SchemaNode {
+    /// The schema below `node`; `paths` holds the path of every branch.
+    fn build(node: NodeRef<'_>, branches: &[&[u8]], paths: &[String]) -> SchemaNode {
         let branch = node.branch().and_then(|index| branches.get(index)).copied();
         SchemaNode {
             path: node.path(),
             name: node.name().map(str::to_owned),
             node_type: node.node_type(),
             array_len: (node.node_type() == NodeType::Array).then(|| node.array_len()),
-            encoding: branch.map(|bytes| describe_branch(node.node_type(), bytes)),
+            encoding: branch.map(|bytes| describe_branch(node.node_type(), bytes, paths)),
             bytes: branch.map_or(0, <[u8]>::len),
             children: node
                 .children()
-                .map(|child| SchemaNode::build(child, branches))
+                .map(|child| SchemaNode::build(child, branches, paths))
                 .collect(),
         }
     }
@@ -253,8 +264,8 @@ impl SchemaNode {
     }
 }
 
-/// Names what a branch holds and its encoding cascade.
-pub(crate) fn describe_branch(node_type: NodeType, bytes: &[u8]) -> String {
+/// Names what a branch holds and its encoding cascade; `paths` holds the path of every branch.
+fn describe_branch(node_type: NodeType, bytes: &[u8], paths: &[String]) -> String {
     if bytes.is_empty() {
         return "empty".into();
     }
@@ -264,7 +275,14 @@ pub(crate) fn describe_branch(node_type: NodeType, bytes: &[u8]) -> String {
             Some(&float::DECIMAL | &float::XOR | &float::LOSSY) => float::describe(bytes),
             _ => int::describe(bytes),
         },
-        NodeType::Str => string::describe(bytes),
+        NodeType::Str => string::describe_naming_sources(bytes, &|source| match paths
+            .get(source)
+            .map(String::as_str)
+        {
+            Some("") => "(root)".to_owned(),
+            Some(path) => path.to_owned(),
+            None => format!("branch {source}"),
+        }),
         _ => int::describe(bytes),
     }
 }

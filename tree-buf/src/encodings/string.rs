@@ -366,6 +366,14 @@ fn decode_nested(
 
 /// Names the cascade of a string stream.
 pub(crate) fn describe(bytes: &[u8]) -> String {
+    describe_naming_sources(bytes, &|source| format!("branch {source}"))
+}
+
+/// Names the cascade of a string stream, and the source of a keyed one with `source_name`.
+pub(crate) fn describe_naming_sources(
+    bytes: &[u8],
+    source_name: &dyn Fn(usize) -> String,
+) -> String {
     let mut reader = ByteReader::new(bytes);
     match reader.u8() {
         Ok(PLAIN) => match reader.prefixed() {
@@ -384,7 +392,8 @@ pub(crate) fn describe(bytes: &[u8]) -> String {
         },
         Ok(KEYED) => match (reader.varint(), reader.varint(), reader.prefixed()) {
             (Ok(source), Ok(distinct), Ok(table)) => format!(
-                "keyed(by branch {source}, {distinct} strings: {}, {} exceptions)",
+                "keyed(by {}, {distinct} strings: {}, {} exceptions)",
+                usize::try_from(source).map_or_else(|_| format!("branch {source}"), source_name),
                 describe(table),
                 reader.varint().map_or("corrupt".into(), |n| n.to_string())
             ),
