@@ -26,6 +26,7 @@ pub struct DecodeOptions {
     /// The cap set by [`Self::max_decoded_bytes`], or `None` for the default rule.
     max_decoded_bytes: Option<u64>,
     pub(crate) verify_checksums: bool,
+    pub(crate) parallel: bool,
 }
 
 impl DecodeOptions {
@@ -54,6 +55,14 @@ impl DecodeOptions {
         self
     }
 
+    /// Decodes the branches a type reads on several threads (through rayon) when there are
+    /// enough of their bytes for that to pay; the type's decoders are then built in two passes,
+    /// the first of which reads only lengths, presence and discriminants. Default: on.
+    pub fn parallel(mut self, parallel: bool) -> Self {
+        self.parallel = parallel;
+        self
+    }
+
     /// The cap on decoded bytes for an input of `input_len` bytes.
     pub(crate) fn budget_for(&self, input_len: usize) -> u64 {
         self.max_decoded_bytes.unwrap_or_else(|| {
@@ -68,6 +77,7 @@ impl Default for DecodeOptions {
     fn default() -> Self {
         DecodeOptions {
             max_decoded_bytes: None,
+            parallel: true,
             verify_checksums: true,
         }
     }

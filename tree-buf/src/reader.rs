@@ -113,8 +113,12 @@ impl<'a> Reader<'a> {
         let tree = self.view.tree.with_sequence_of(node);
         let mut branches = self.view.branches.clone();
         branches.push(&lengths);
-        let mut ctx = DecodeContext::new(branches, self.view.budget(&self.options));
-        let mut decoder = T::Decoder::new(tree.root_of_sequence(), 1, &mut ctx)?;
+        let ctx = DecodeContext::new(branches, self.view.budget(&self.options));
+        let mut decoder: T::Decoder = ctx.decode_root(
+            tree.root_of_sequence(),
+            1,
+            self.view.parallel(&self.options),
+        )?;
         Ok(decoder.next())
     }
 }
@@ -171,7 +175,7 @@ fn locate<'t>(
             (NodeType::Struct, name) => (node.find_child(name)?.and_then(|i| node.child(i)), count),
             (NodeType::Enum | NodeType::Union, name) => match node.find_child(name)? {
                 Some(index) => {
-                    let discriminants = ctx.words::<u32>(node, count)?;
+                    let discriminants = ctx.discriminants(node, count)?;
                     (
                         node.child(index),
                         discriminants

@@ -149,6 +149,7 @@ pub(crate) fn describe(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encodings::test_len;
 
     fn round_trip(values: &[bool]) -> usize {
         let mut out = Vec::new();
@@ -168,14 +169,9 @@ mod tests {
             round_trip(&(0..len).map(|i| i % 3 == 0).collect::<Vec<_>>());
             round_trip(&vec![true; len]);
         }
-        assert!(round_trip(&vec![false; 100_000]) < 20);
-        assert!(
-            round_trip(
-                &(0..100_000)
-                    .map(|i| i / 10_000 % 2 == 0)
-                    .collect::<Vec<_>>()
-            ) < 40
-        );
+        let n = test_len(100_000);
+        assert!(round_trip(&vec![false; n]) < 20);
+        assert!(round_trip(&(0..n).map(|i| i / (n / 10) % 2 == 0).collect::<Vec<_>>()) < 40);
     }
 
     #[test]

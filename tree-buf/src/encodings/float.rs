@@ -349,6 +349,7 @@ pub(crate) fn describe(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encodings::test_len;
 
     fn round_trip_f64(values: &[f64], settings: &Settings) -> usize {
         let bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
@@ -361,16 +362,17 @@ mod tests {
 
     #[test]
     fn short_decimals_become_small_integers() {
-        let prices: Vec<f64> = (0..2000)
+        let n = test_len(2000);
+        let prices: Vec<f64> = (0..n as u32)
             .map(|i| 100.0 + f64::from(i % 300) * 0.01)
             .collect();
         let size = round_trip_f64(&prices, &Settings::fast());
-        assert!(size < 2000 * 2, "{size} bytes");
+        assert!(size < n * 2, "{size} bytes");
     }
 
     #[test]
     fn noisy_decimals_keep_every_bit() {
-        let values: Vec<f64> = (0..3000)
+        let values: Vec<f64> = (0..test_len(3000) as u32)
             .map(|i| {
                 f64::from_bits((12.345_678_912 + f64::from(i) * 1e-6).to_bits() + (i % 5) as u64)
             })
@@ -421,7 +423,7 @@ mod tests {
 
     #[test]
     fn lossy_stays_within_the_tolerance_and_shrinks() {
-        let values: Vec<f64> = (0..5000)
+        let values: Vec<f64> = (0..test_len(5000) as u32)
             .map(|i| (f64::from(i) * 0.001).sin() * 90.0)
             .collect();
         let bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
@@ -445,7 +447,7 @@ mod tests {
 
     #[test]
     fn f32_round_trips() {
-        let values: Vec<u32> = (0..1000)
+        let values: Vec<u32> = (0..test_len(1000))
             .map(|i| (i as f32 * 0.25 - 7.5).to_bits())
             .chain([f32::NAN.to_bits(), (-0.0f32).to_bits()])
             .collect();

@@ -11,6 +11,18 @@ pub(crate) mod int;
 pub(crate) mod string;
 pub(crate) mod zstd;
 
+/// How many values a codec test uses: `n`, or a fiftieth of it (at least 250, enough for the
+/// tests' size bounds to hold) under Miri, whose interpreter is thousands of times slower, so
+/// that the same shapes are checked in minutes.
+#[cfg(test)]
+pub(crate) fn test_len(n: usize) -> usize {
+    if cfg!(miri) {
+        (n / 50).max(250)
+    } else {
+        n
+    }
+}
+
 /// How hard and how lossily the encoders work.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Settings {

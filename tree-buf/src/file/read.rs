@@ -148,9 +148,18 @@ impl<'a> FileView<'a> {
                 self.rows
             )));
         }
-        let mut ctx = self.context(options);
-        let mut decoder = T::Decoder::new(self.tree.root(), 1, &mut ctx)?;
+        let mut decoder: T::Decoder =
+            self.context(options)
+                .decode_root(self.tree.root(), 1, self.parallel(options))?;
         Ok(decoder.next())
+    }
+
+    /// Whether to plan a parallel decoding: only for files whose data is large enough that the
+    /// branches a type reads may be.
+    pub(crate) fn parallel(&self, options: &DecodeOptions) -> bool {
+        /// Smaller files are decoded on one thread without planning.
+        const PARALLEL_MIN_DATA_BYTES: usize = 1 << 20;
+        options.parallel && self.data.len() >= PARALLEL_MIN_DATA_BYTES
     }
 }
 

@@ -272,7 +272,7 @@ impl<'a> EnumNode<'a> {
                 variants[type_index].0 = node.child(file_index).unwrap_or_else(|| node.void());
             }
         }
-        let mut discriminants = ctx.words::<u32>(node, count)?;
+        let mut discriminants = ctx.discriminants(node, count)?;
         for discriminant in &mut discriminants {
             let file_index = *discriminant as usize;
             let type_index = match file_to_type.get(file_index) {

@@ -72,7 +72,7 @@ impl<T: Decode> ValueDecoder<Option<T>> for OptionDecoder<T> {
                 inner: T::Decoder::new(node, count, ctx)?,
             });
         }
-        let presence = ctx.bools(node, count)?;
+        let presence = ctx.presence(node, count)?;
         let present = presence.iter().filter(|&&p| p).count();
         let child = node.child(0).unwrap_or_else(|| node.void());
         let inner = T::Decoder::new(child, present, ctx)?;

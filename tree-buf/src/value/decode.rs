@@ -137,7 +137,7 @@ fn build_here(
             )
         }
         NodeType::Option => {
-            let presence = ctx.bools(node, count)?;
+            let presence = ctx.presence(node, count)?;
             let present = presence.iter().filter(|&&p| p).count();
             Dyn::Option {
                 presence: presence.into_iter(),
@@ -200,7 +200,7 @@ fn build_here(
             )
         }
         NodeType::Enum | NodeType::Union => {
-            let discriminants = ctx.words::<u32>(node, count)?;
+            let discriminants = ctx.discriminants(node, count)?;
             let variant_count = node.children().len();
             let mut counts = vec![0usize; variant_count];
             for &d in &discriminants {

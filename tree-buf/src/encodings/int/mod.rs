@@ -261,6 +261,7 @@ pub(crate) fn describe(bytes: &[u8]) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::encodings::test_len;
     use crate::encodings::Settings;
 
     /// Inputs every integer codec must round-trip: random, sorted, constant, alternating, extreme.
@@ -275,18 +276,18 @@ pub(crate) mod tests {
         vec![
             vec![],
             vec![42],
-            vec![0; 1000],
+            vec![0; test_len(1000)],
             vec![u64::MAX; 300],
-            (0..5000).collect(),
-            (0..5000).map(|i| i * 1000 + 7).collect(),
-            (0..3000)
+            (0..test_len(5000) as u64).collect(),
+            (0..test_len(5000) as u64).map(|i| i * 1000 + 7).collect(),
+            (0..test_len(3000))
                 .map(|i| if i % 2 == 0 { 0 } else { u64::MAX })
                 .collect(),
-            (0..2000).map(|_| random()).collect(),
-            (0..2000).map(|_| random() % 100).collect(),
-            (0..4000).map(|_| random() % 3).collect(),
-            (0..1000).map(|i| (i / 100) as u64).collect(),
-            (0..777).map(|_| random() >> 40).collect(),
+            (0..test_len(2000)).map(|_| random()).collect(),
+            (0..test_len(2000)).map(|_| random() % 100).collect(),
+            (0..test_len(4000)).map(|_| random() % 3).collect(),
+            (0..test_len(1000)).map(|i| (i / 100) as u64).collect(),
+            (0..test_len(777)).map(|_| random() >> 40).collect(),
             (0..129).map(|i| 1u64 << (i % 64)).collect(),
         ]
     }

@@ -84,6 +84,7 @@ pub(super) fn describe(body: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encodings::test_len;
 
     fn round_trip(values: &[u32]) {
         let mut out = Vec::new();
@@ -99,7 +100,7 @@ mod tests {
         round_trip(&[]);
         round_trip(&[7]);
         round_trip(&[1, 1, 1, 2, 2, 3, 1, 1]);
-        round_trip(&vec![9; 100_000]);
+        round_trip(&vec![9; test_len(100_000)]);
     }
 
     #[test]

@@ -471,6 +471,7 @@ mod tests {
     use super::super::{decode, describe, DELTA, FIXED, RLE};
     use super::*;
     use crate::encodings::budget::Budget;
+    use crate::encodings::test_len;
 
     fn encoded(values: &[u64]) -> Vec<u8> {
         let mut out = Vec::new();
@@ -497,13 +498,15 @@ mod tests {
 
     #[test]
     fn constant_columns_cost_almost_nothing() {
-        assert_eq!(encoded(&[0; 10_000]), [FIXED, 0]);
-        assert!(encoded(&[7; 10_000]).len() < 16);
+        let n = test_len(10_000);
+        assert_eq!(encoded(&vec![0; n]), [FIXED, 0]);
+        assert!(encoded(&vec![7; n]).len() < 16);
     }
 
     #[test]
     fn sorted_columns_use_delta() {
-        let values: Vec<u64> = (0..10_000).map(|i| 1_600_000_000 + i * 60).collect();
+        let n = test_len(10_000) as u64;
+        let values: Vec<u64> = (0..n).map(|i| 1_600_000_000 + i * 60).collect();
         let out = encoded(&values);
         assert_eq!(out[0], DELTA, "{}", describe(&out));
         assert!(out.len() < 100, "{} bytes as {}", out.len(), describe(&out));
@@ -511,7 +514,8 @@ mod tests {
 
     #[test]
     fn long_runs_use_rle() {
-        let values: Vec<u64> = (0..10_000).map(|i| (i / 1000) * 12_345_678).collect();
+        let n = test_len(10_000) as u64;
+        let values: Vec<u64> = (0..n).map(|i| (i / (n / 10)) * 12_345_678).collect();
         let out = encoded(&values);
         assert!(out[0] == RLE || out[0] == DELTA, "{}", describe(&out));
         assert!(out.len() < 100, "{} bytes as {}", out.len(), describe(&out));
@@ -519,12 +523,13 @@ mod tests {
 
     #[test]
     fn small_random_values_pack_into_their_bits() {
-        let values: Vec<u64> = (0..10_000u64)
+        let n = test_len(10_000);
+        let values: Vec<u64> = (0..n as u64)
             .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 59)
             .collect();
         let out = encoded(&values);
         assert!(
-            out.len() <= 10_000 * 5 / 8 + 200,
+            out.len() <= n * 5 / 8 + 200,
             "{} bytes as {}",
             out.len(),
             describe(&out)
@@ -533,10 +538,11 @@ mod tests {
 
     #[test]
     fn signed_values_near_zero_use_zigzag() {
-        let values: Vec<u64> = (0..5000i64).map(|i| ((i % 7) - 3) as u64).collect();
+        let n = test_len(5000);
+        let values: Vec<u64> = (0..n as i64).map(|i| ((i % 7) - 3) as u64).collect();
         let out = encoded(&values);
         assert!(
-            out.len() < 5000 / 2,
+            out.len() < n / 2,
             "{} bytes as {}",
             out.len(),
             describe(&out)
@@ -545,17 +551,13 @@ mod tests {
 
     #[test]
     fn repeated_groups_use_a_group_dictionary() {
-        let ids: Vec<u8> = (0..5000u32)
+        let n = test_len(5000);
+        let ids: Vec<u8> = (0..n as u32)
             .flat_map(|i| [(i % 7) as u8 * 31; 20])
             .collect();
         let mut out = Vec::new();
         encode_grouped(&ids, 20, &Settings::fast(), &mut out);
-        assert!(
-            out.len() < 5000,
-            "{} bytes as {}",
-            out.len(),
-            describe(&out)
-        );
+        assert!(out.len() < n, "{} bytes as {}", out.len(), describe(&out));
         assert_eq!(
             decode::<u8>(&out, ids.len(), &mut Budget::new(u64::MAX)).unwrap(),
             ids
