@@ -30,6 +30,8 @@
 //! [`DecodeError`] with a [`DecodeErrorKind`] and the schema path where it happened, never a panic,
 //! and the memory decoding may use is capped by [`DecodeOptions`].
 
+#![forbid(unsafe_code)]
+
 mod branch;
 mod breakdown;
 mod encodings;
