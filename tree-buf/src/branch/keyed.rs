@@ -35,8 +35,10 @@ pub(crate) fn key_string_siblings(
                 continue;
             };
             let own_size = branches[target].len();
-            let best = (sources.iter())
-                .filter(|(_, source)| own_size >= MIN_BRANCH_BYTES && source.len() == column.len())
+            let candidates = sources
+                .iter()
+                .filter(|(_, source)| own_size >= MIN_BRANCH_BYTES && source.len() == column.len());
+            let best = candidates
                 .filter_map(|&(index, source)| {
                     string::encode_keyed(index, source, column, settings)
                 })
