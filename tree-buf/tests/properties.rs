@@ -104,6 +104,32 @@ fn list() -> impl Strategy<Value = List> {
     })
 }
 
+/// Rows of an id, a name that follows the id but for a few renamed rows, and an optional copy of
+/// the name: the writer may store the names keyed by the ids.
+fn people() -> impl Strategy<Value = Vec<(String, String, Option<String>)>> {
+    (
+        1usize..40,
+        prop::collection::vec(".{0,8}", 40),
+        prop::collection::vec(
+            (
+                0usize..40,
+                any::<bool>(),
+                prop::option::weighted(0.05, ".{0,6}"),
+            ),
+            0..600,
+        ),
+    )
+        .prop_map(|(distinct, names, rows)| {
+            (rows.into_iter())
+                .map(|(player, present, renamed)| {
+                    let player = player % distinct;
+                    let name = renamed.unwrap_or_else(|| names[player].clone());
+                    (format!("id{player}"), name.clone(), present.then_some(name))
+                })
+                .collect()
+        })
+}
+
 fn round_trips<T: Encode + Decode + PartialEq + Debug>(value: &T) -> Result<(), TestCaseError> {
     let back: T = decode(&encode(value)).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(&back, value);
@@ -159,6 +185,11 @@ proptest! {
     fn recursive_types(trees in prop::collection::vec(tree(), 0..4), list in list()) {
         round_trips(&trees)?;
         round_trips(&list)?;
+    }
+
+    #[test]
+    fn strings_that_follow_other_strings(rows in people()) {
+        round_trips(&rows)?;
     }
 
     #[test]
