@@ -7,7 +7,7 @@
 use rayon::prelude::*;
 
 use super::Column;
-use crate::encodings::string::{self, StrColumn};
+use crate::encodings::string::{self, Ranks, StrColumn};
 use crate::encodings::Settings;
 
 /// Branches smaller than this are left as they are: a table and a source index would not pay.
@@ -23,30 +23,47 @@ pub(crate) fn key_string_siblings(
     settings: &Settings,
     parallel: bool,
 ) {
-    let strings = |index: usize| match &columns[index].0 {
-        Column::Str(column) => Some(column),
-        _ => None,
-    };
     let key_group = |group: &Vec<usize>| -> Vec<(usize, Vec<u8>)> {
-        let mut sources: Vec<(usize, &StrColumn)> = Vec::new();
+        let strings: Vec<(usize, &StrColumn)> = (group.iter())
+            .filter_map(|&index| match &columns[index].0 {
+                Column::Str(column) => Some((index, column)),
+                _ => None,
+            })
+            .collect();
+        // Only a column with a sibling of its length can key another or be keyed.
+        let ranks: Vec<Option<Ranks>> = (strings.iter())
+            .map(|(_, column)| {
+                let peers = strings
+                    .iter()
+                    .filter(|(_, other)| other.len() == column.len());
+                (peers.count() > 1).then(|| Ranks::of(column))
+            })
+            .collect();
+        let mut sources: Vec<usize> = Vec::new();
         let mut keyed = Vec::new();
-        for &target in group {
-            let Some(column) = strings(target) else {
-                continue;
-            };
+        for (at, &(target, column)) in strings.iter().enumerate() {
             let own_size = branches[target].len();
-            let candidates = sources
-                .iter()
-                .filter(|(_, source)| own_size >= MIN_BRANCH_BYTES && source.len() == column.len());
-            let best = candidates
-                .filter_map(|&(index, source)| {
-                    string::encode_keyed(index, source, column, settings)
-                })
-                .filter(|stream| stream.len() < own_size)
-                .min_by_key(Vec::len);
+            let best = match &ranks[at] {
+                Some(own) if own_size >= MIN_BRANCH_BYTES => (sources.iter())
+                    .filter(|&&source| strings[source].1.len() == column.len())
+                    .filter_map(|&source| {
+                        let source_ranks = ranks[source].as_ref()?;
+                        let source_branch = strings[source].0;
+                        string::encode_keyed(
+                            source_branch,
+                            source_ranks,
+                            column,
+                            own,
+                            own_size,
+                            settings,
+                        )
+                    })
+                    .min_by_key(Vec::len),
+                _ => None,
+            };
             match best {
                 Some(stream) => keyed.push((target, stream)),
-                None => sources.push((target, column)),
+                None => sources.push(at),
             }
         }
         keyed

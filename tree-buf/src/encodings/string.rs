@@ -132,36 +132,67 @@ impl Dictionary {
     }
 }
 
-/// `column` as a keyed stream over `source` (branch `source_branch`, of the same length), or
-/// `None` when too many of its strings disagree with the first one seen for their key for that to
-/// pay. The caller keeps it only if it is smaller than the column's own stream.
+/// A column's strings as ranks in order of first appearance, which a keyed stream's table is
+/// indexed by. Computed once per column, so that checking a pair of columns hashes nothing.
+pub(crate) struct Ranks {
+    ranks: Vec<u32>,
+    /// The position where each rank first appears.
+    firsts: Vec<usize>,
+}
+
+impl Ranks {
+    pub(crate) fn of(column: &StrColumn) -> Ranks {
+        let mut index: FxHashMap<&str, u32> = FxHashMap::default();
+        let mut firsts = Vec::new();
+        let ranks = (column.iter().enumerate())
+            .map(|(position, value)| {
+                let next = index.len() as u32;
+                *index.entry(value).or_insert_with(|| {
+                    firsts.push(position);
+                    next
+                })
+            })
+            .collect();
+        Ranks { ranks, firsts }
+    }
+}
+
+/// `column` (whose ranks are `ranks`) as a keyed stream over the column of branch
+/// `source_branch`, whose ranks are `source`, if that is smaller than `own_size`, the size of
+/// the column's own stream. `None` also when the source has too many distinct strings, or too
+/// many of the column's strings disagree with the first one seen for their key, for keying to pay.
 pub(crate) fn encode_keyed(
     source_branch: usize,
-    source: &StrColumn,
+    source: &Ranks,
     column: &StrColumn,
+    ranks: &Ranks,
+    own_size: usize,
     settings: &Settings,
 ) -> Option<Vec<u8>> {
-    debug_assert_eq!(source.len(), column.len());
+    debug_assert_eq!(source.ranks.len(), column.len());
     // Past these, the table or the exceptions would hold most of the column again.
-    let max_distinct = column.len() / 2;
+    if source.firsts.len() > column.len() / 2 {
+        return None;
+    }
     let max_exceptions = column.len() / 8;
-    let mut ranks: FxHashMap<&str, u32> = FxHashMap::default();
-    let mut table = StrColumn::default();
+    // The column's rank where each key first appears: its table entry.
+    let expected: Vec<u32> = source.firsts.iter().map(|&at| ranks.ranks[at]).collect();
     let mut positions: Vec<u64> = Vec::new();
-    let mut exceptions = StrColumn::default();
-    for (position, (key, value)) in source.iter().zip(column.iter()).enumerate() {
-        let next = ranks.len() as u32;
-        let rank = *ranks.entry(key).or_insert_with(|| {
-            table.push(value);
-            next
-        });
-        if table.get(rank as usize) != value {
+    for (position, (&key, &rank)) in source.ranks.iter().zip(&ranks.ranks).enumerate() {
+        if expected[key as usize] != rank {
             positions.push(position as u64);
-            exceptions.push(value);
+            if positions.len() > max_exceptions {
+                return None;
+            }
         }
-        if table.len() > max_distinct || positions.len() > max_exceptions {
-            return None;
-        }
+    }
+    let mut table = StrColumn::default();
+    for &at in &source.firsts {
+        table.push(column.get(at));
+    }
+    // A table several times the size of the column's own stream will not compress below it.
+    if plain_estimate(&table) > own_size.saturating_mul(4) {
+        return None;
     }
     let mut out = vec![KEYED];
     write_varint(&mut out, source_branch as u64);
@@ -171,12 +202,16 @@ pub(crate) fn encode_keyed(
     write_prefixed(&mut out, &nested);
     write_varint(&mut out, positions.len() as u64);
     if !positions.is_empty() {
+        let mut exceptions = StrColumn::default();
+        for &at in &positions {
+            exceptions.push(column.get(at as usize));
+        }
         nested.clear();
         encode_nested(&positions, settings, Chain::default(), &mut nested);
         write_prefixed(&mut out, &nested);
         encode(&exceptions, settings, &mut out);
     }
-    Some(out)
+    (out.len() < own_size).then_some(out)
 }
 
 /// The source branch of a keyed stream; `None` for a stream of any other kind.
@@ -457,9 +492,21 @@ mod tests {
         assert!(size * 5 < plain, "{size} bytes for {plain}");
     }
 
+    fn keyed(source_branch: usize, source: &StrColumn, column: &StrColumn) -> Option<Vec<u8>> {
+        let (source, ranks) = (Ranks::of(source), Ranks::of(column));
+        encode_keyed(
+            source_branch,
+            &source,
+            column,
+            &ranks,
+            usize::MAX,
+            &Settings::fast(),
+        )
+    }
+
     /// Keys `column` by `source`, checks the round trip, and returns the stream.
     fn keyed_round_trip(source: &StrColumn, column: &StrColumn) -> Vec<u8> {
-        let stream = encode_keyed(3, source, column, &Settings::fast()).expect("keyed");
+        let stream = keyed(3, source, column).expect("keyed");
         assert_eq!(keyed_source(&stream).unwrap().unwrap(), 3);
         let back = decode_keyed(&stream, source, column.len(), &mut Budget::new(u64::MAX))
             .unwrap_or_else(|e| panic!("{e}: {}", describe(&stream)));
@@ -490,8 +537,8 @@ mod tests {
         // Unrelated columns are not worth keying.
         let unrelated: Vec<String> = (0..400).map(|i| format!("{}", i * 7 % 13)).collect();
         let unrelated = column(&unrelated.iter().map(String::as_str).collect::<Vec<_>>());
-        assert!(encode_keyed(0, &ids, &unrelated, &Settings::fast()).is_none());
-        assert!(encode_keyed(0, &unrelated, &ids, &Settings::fast()).is_none());
+        assert!(keyed(0, &ids, &unrelated).is_none());
+        assert!(keyed(0, &unrelated, &ids).is_none());
     }
 
     #[test]
