@@ -77,12 +77,12 @@ impl<'a> DecodeContext<'a> {
         }
         self.mode = Mode::Plan(Vec::new());
         drop(D::new(node, count, &mut self)?);
-        let Mode::Plan(tasks) = std::mem::replace(&mut self.mode, Mode::Serve) else {
-            unreachable!("the mode was set to Plan above");
+        let tasks = match std::mem::replace(&mut self.mode, Mode::Serve) {
+            Mode::Plan(tasks) => tasks,
+            Mode::Direct | Mode::Serve => Vec::new(),
         };
-        let bytes: usize = tasks
-            .iter()
-            .map(|&(index, _)| self.branches[index].len())
+        let bytes: usize = (tasks.iter())
+            .map(|&(index, _)| self.branches.get(index).map_or(0, |branch| branch.len()))
             .sum();
         let run = |(index, task): (usize, Task<'a>)| (index, task());
         let decoded: Vec<(usize, Box<dyn Any + Send>)> = if bytes >= PARALLEL_MIN_BYTES {
