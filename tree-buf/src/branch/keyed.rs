@@ -36,7 +36,11 @@ pub(crate) fn key_string_siblings(
                 let peers = strings
                     .iter()
                     .filter(|(_, other)| other.len() == column.len());
-                (peers.count() > 1).then(|| Ranks::of(column))
+                if peers.count() > 1 {
+                    Ranks::keyable(column)
+                } else {
+                    None
+                }
             })
             .collect();
         let mut sources: Vec<usize> = Vec::new();

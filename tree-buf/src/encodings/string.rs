@@ -99,21 +99,15 @@ struct Dictionary {
 impl Dictionary {
     /// The dictionary, when at most half the strings are distinct.
     fn of(column: &StrColumn) -> Option<Dictionary> {
-        let mut index: FxHashMap<&str, u32> = FxHashMap::default();
+        let ranks = Ranks::at_most(column, column.len() / 2)?;
         let mut distinct = StrColumn::default();
-        let mut indices = Vec::with_capacity(column.len());
-        for value in column.iter() {
-            let next = index.len() as u32;
-            let i = *index.entry(value).or_insert_with(|| {
-                distinct.push(value);
-                next
-            });
-            indices.push(i);
-            if index.len() * 2 > column.len() {
-                return None;
-            }
+        for &at in &ranks.firsts {
+            distinct.push(column.get(at));
         }
-        Some(Dictionary { distinct, indices })
+        Some(Dictionary {
+            distinct,
+            indices: ranks.ranks,
+        })
     }
 
     /// Its size, roughly: the distinct strings plainly, and bit-packed indices.
@@ -141,19 +135,30 @@ pub(crate) struct Ranks {
 }
 
 impl Ranks {
-    pub(crate) fn of(column: &StrColumn) -> Ranks {
+    /// The ranks of `column`, or `None` as soon as more than `max_distinct` of its strings are
+    /// distinct.
+    pub(crate) fn at_most(column: &StrColumn, max_distinct: usize) -> Option<Ranks> {
         let mut index: FxHashMap<&str, u32> = FxHashMap::default();
         let mut firsts = Vec::new();
-        let ranks = (column.iter().enumerate())
-            .map(|(position, value)| {
-                let next = index.len() as u32;
-                *index.entry(value).or_insert_with(|| {
-                    firsts.push(position);
-                    next
-                })
-            })
-            .collect();
-        Ranks { ranks, firsts }
+        let mut ranks = Vec::with_capacity(column.len());
+        for (position, value) in column.iter().enumerate() {
+            let next = index.len() as u32;
+            ranks.push(*index.entry(value).or_insert_with(|| {
+                firsts.push(position);
+                next
+            }));
+            if firsts.len() > max_distinct {
+                return None;
+            }
+        }
+        Some(Ranks { ranks, firsts })
+    }
+
+    /// The ranks of a column that may key another or be keyed: one with at most the distinct
+    /// strings a source may have (half the column) plus the exceptions (an eighth), as
+    /// [`encode_keyed`] allows.
+    pub(crate) fn keyable(column: &StrColumn) -> Option<Ranks> {
+        Ranks::at_most(column, column.len() / 2 + column.len() / 8)
     }
 }
 
@@ -247,8 +252,9 @@ pub(crate) fn decode_keyed(
             "{distinct} keyed table strings for {count} values"
         )));
     }
-    // The table's spans, and the map from key to rank built below.
+    // The table's spans, and the keys' ranks worked out below.
     budget.charge(distinct, size_of::<Range<usize>>() + 3 * size_of::<usize>())?;
+    budget.charge(count, size_of::<u32>())?;
     let table = decode_nested(reader.prefixed()?, distinct, budget, 1)?;
     let exception_count = reader.count(0)?;
     if exception_count > count {
@@ -266,36 +272,34 @@ pub(crate) fn decode_keyed(
         (positions, exceptions)
     };
 
-    // Strings point into the table's text followed by the exceptions' text.
+    let keys = Ranks::at_most(source, distinct).ok_or_else(|| {
+        corrupt(format!(
+            "more distinct keys than the {distinct} keyed table strings"
+        ))
+    })?;
+    if keys.firsts.len() != distinct || table.len() != distinct {
+        return Err(corrupt(format!(
+            "{} distinct keys for {distinct} keyed table strings",
+            keys.firsts.len()
+        )));
+    }
+    // Strings point into the table's text followed by the exceptions' text; the table holds one
+    // span for each distinct key, so every rank indexes it.
     let exceptions_start = table.bytes.len();
-    let mut ranks: FxHashMap<&str, usize> = FxHashMap::default();
-    ranks.reserve(distinct);
     let mut spans = Vec::with_capacity(count);
     let mut pending = positions.iter().zip(&exceptions.spans).peekable();
-    for (position, key) in source.iter().enumerate() {
-        let next = ranks.len();
-        let rank = *ranks.entry(key).or_insert(next);
+    for (position, &rank) in keys.ranks.iter().enumerate() {
         match pending.next_if(|(&at, _)| at == position as u64) {
             Some((_, span)) => {
                 spans.push(span.start + exceptions_start..span.end + exceptions_start)
             }
-            None => spans.push(table.spans.get(rank).cloned().ok_or_else(|| {
-                corrupt(format!(
-                    "more distinct keys than the {distinct} keyed table strings"
-                ))
-            })?),
+            None => spans.push(table.spans[rank as usize].clone()),
         }
     }
     if pending.next().is_some() {
         return Err(corrupt(
             "keyed exception positions are not ascending positions of the column",
         ));
-    }
-    if ranks.len() != distinct {
-        return Err(corrupt(format!(
-            "{} distinct keys for {distinct} keyed table strings",
-            ranks.len()
-        )));
     }
     // As for a dictionary: charge the text the strings stand for.
     let text = spans
@@ -493,7 +497,7 @@ mod tests {
     }
 
     fn keyed(source_branch: usize, source: &StrColumn, column: &StrColumn) -> Option<Vec<u8>> {
-        let (source, ranks) = (Ranks::of(source), Ranks::of(column));
+        let (source, ranks) = (Ranks::keyable(source)?, Ranks::keyable(column)?);
         encode_keyed(
             source_branch,
             &source,
