@@ -4,7 +4,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use tree_buf_benches::{formats, load_names, Dataset, Names};
+use tree_buf_benches::{formats, load_compact_names, load_names, Dataset, Names};
 use tree_buf_datasets::{baseball, datasets_dir, geojson, graphql, retrosheet, stocks};
 
 fn bench<T: Dataset>(c: &mut Criterion, name: &str, value: &T, floats: bool) {
@@ -31,7 +31,10 @@ fn partial_load(c: &mut Criterion, countries: &geojson::FeatureCollection) {
     let json = serde_json::to_vec(countries).expect("JSON");
     let mut group = c.benchmark_group("GeoJSON names only");
     group.sample_size(10);
-    group.bench_function("tree-buf partial load", |b| {
+    group.bench_function("tree-buf partial load (CompactString)", |b| {
+        b.iter(|| load_compact_names(black_box(&bytes)))
+    });
+    group.bench_function("tree-buf partial load (String)", |b| {
         b.iter(|| load_names(black_box(&bytes)))
     });
     group.bench_function("tree-buf full decode", |b| {

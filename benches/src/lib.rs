@@ -201,3 +201,34 @@ pub fn load_names(bytes: &[u8]) -> Names {
         .and_then(|reader| reader.decode::<Names>())
         .expect("partial load")
 }
+
+/// The GeoJSON with only the country names and codes, held in small strings that keep up to 24
+/// bytes inline: loading them allocates once per feature list, not once per string.
+#[derive(tree_buf::Decode, Deserialize)]
+pub struct CompactNames {
+    pub features: Vec<CompactNameFeature>,
+}
+
+/// A feature without its geometry, its names in small strings.
+#[derive(tree_buf::Decode, Deserialize)]
+pub struct CompactNameFeature {
+    pub properties: CompactProperties,
+}
+
+/// [`tree_buf_datasets::geojson::Properties`] in small strings.
+#[derive(tree_buf::Decode, Deserialize)]
+pub struct CompactProperties {
+    #[serde(rename = "ADMIN")]
+    pub admin: compact_str::CompactString,
+    #[serde(rename = "ISO_A3")]
+    pub iso_a3: compact_str::CompactString,
+    #[serde(rename = "ISO_A2")]
+    pub iso_a2: compact_str::CompactString,
+}
+
+/// [`load_names`] into small strings.
+pub fn load_compact_names(bytes: &[u8]) -> CompactNames {
+    tree_buf::Reader::new(bytes)
+        .and_then(|reader| reader.decode::<CompactNames>())
+        .expect("partial load")
+}

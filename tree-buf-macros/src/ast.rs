@@ -148,8 +148,8 @@ impl<'a> Container<'a> {
                             );
                         }
                         let name = match &variant_attrs.rename {
-                            Some(rename) => canonical_name(&rename.value()),
-                            None => canonical_name(&variant.ident.to_string()),
+                            Some(rename) => canonical_name(&rename.value()).into_owned(),
+                            None => canonical_name(&variant.ident.to_string()).into_owned(),
                         };
                         Variant {
                             ident: &variant.ident,
@@ -196,7 +196,7 @@ fn fields<'a>(fields: &'a Fields, self_type: &Type, errors: &mut Errors) -> Vec<
             let (member, name) = match &field.ident {
                 Some(ident) => {
                     let written = attrs.rename.as_ref().map_or_else(|| ident.to_string().trim_start_matches("r#").to_owned(), |r| r.value());
-                    (Member::Named(ident.clone()), canonical_name(&written))
+                    (Member::Named(ident.clone()), canonical_name(&written).into_owned())
                 }
                 None => {
                     if let Some(default) = &attrs.default {

@@ -29,6 +29,11 @@
 //! Decoding never trusts its input: malformed, truncated or hostile bytes give a
 //! [`DecodeError`] with a [`DecodeErrorKind`] and the schema path where it happened, never a panic,
 //! and the memory decoding may use is capped by [`DecodeOptions`].
+//!
+//! ## Optional features
+//!
+//! - `compact_str`: `compact_str::CompactString` encodes and decodes as a string. Strings of up
+//!   to 24 bytes are kept inline, so loading many short strings allocates nothing per string.
 
 #![forbid(unsafe_code)]
 

@@ -249,7 +249,7 @@ impl SchemaNode {
                 _ => {
                     let wanted = canonical_name(segment);
                     node.children.iter().find(|c| {
-                        c.name.as_deref().map(canonical_name).as_deref() == Some(wanted.as_str())
+                        c.name.as_deref().map(canonical_name).as_deref() == Some(&*wanted)
                     })?
                 }
             };

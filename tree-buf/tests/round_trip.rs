@@ -156,6 +156,26 @@ fn strings_of_every_kind() {
     assert_eq!(decode::<String>(&encode(&&borrowed)).unwrap(), "a str");
 }
 
+/// `CompactString` shares the string column: inline (short) and heap (long) values round-trip,
+/// and files written with `String` read as `CompactString` and back.
+#[cfg(feature = "compact_str")]
+#[test]
+fn compact_strings_are_strings() {
+    use compact_str::CompactString;
+    let long = "a name much longer than the twenty-four bytes kept inline";
+    everywhere_and_as_key(CompactString::from("ABW"));
+    everywhere_and_as_key(CompactString::from(long));
+    round_trip(Some(CompactString::default()));
+    let names = vec!["Aruba".to_string(), long.to_string(), String::new()];
+    let compact: Vec<CompactString> = names.iter().map(CompactString::from).collect();
+    assert_eq!(
+        decode::<Vec<CompactString>>(&encode(&names)).unwrap(),
+        compact
+    );
+    assert_eq!(decode::<Vec<String>>(&encode(&compact)).unwrap(), names);
+    assert_eq!(encode(&compact), encode(&names));
+}
+
 #[test]
 fn sequences_sets_and_maps() {
     round_trip(Vec::<u32>::new());

@@ -21,7 +21,7 @@ const MIN_BYTES: usize = 512;
 
 /// Runs `encode` (with `settings`), then, for a large result and a zstd level in the settings,
 /// also encodes with whole-byte codecs only (zstd finds repeats in whole bytes; bit-packed data
-/// hides them), compresses that, and keeps whichever is smaller.
+/// hides them), compresses that, and keeps it if the settings find the saving worth it.
 pub(crate) fn best_of(
     settings: &Settings,
     out: &mut Vec<u8>,
@@ -38,7 +38,7 @@ pub(crate) fn best_of(
     let mut aligned = Vec::new();
     encode(&settings.byte_aligned(), &mut aligned);
     if let Some(compressed) = compress(&aligned, level) {
-        if compressed.len() < out.len() - start {
+        if settings.keeps_zstd(compressed.len(), out.len() - start) {
             out.truncate(start);
             out.extend_from_slice(&compressed);
         }

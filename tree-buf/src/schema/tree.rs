@@ -13,6 +13,8 @@
 //!   Union:   n:varint (name node){n}
 //! ```
 
+use std::borrow::Cow;
+
 use super::canonical::canonical_name;
 use super::path::{render, Segment};
 use super::tag::NodeType;
@@ -25,9 +27,11 @@ pub(crate) struct Node {
     pub(crate) node_type: NodeType,
     parent: Option<u32>,
     pub(crate) segment: Segment,
-    /// The canonical spelling of a field or variant name, for matching.
+    /// The canonical spelling of a field or variant name, for matching, where it differs from
+    /// the name as written.
     canonical: Option<String>,
-    pub(crate) children: Vec<u32>,
+    /// Where this node's children are listed in [`SchemaTree::child_ids`].
+    children: std::ops::Range<u32>,
     pub(crate) branch: Option<usize>,
     pub(crate) array_len: u64,
 }
@@ -36,6 +40,9 @@ pub(crate) struct Node {
 #[derive(Debug, Clone)]
 pub(crate) struct SchemaTree {
     nodes: Vec<Node>,
+    /// The children of every node, each node's in one run (so that parsing allocates nothing
+    /// per node).
+    child_ids: Vec<u32>,
     branch_count: usize,
 }
 
@@ -44,10 +51,11 @@ impl SchemaTree {
     pub(crate) fn parse(bytes: &[u8]) -> Result<SchemaTree, DecodeError> {
         let mut tree = SchemaTree {
             nodes: Vec::new(),
+            child_ids: Vec::new(),
             branch_count: 0,
         };
         let mut reader = ByteReader::new(bytes);
-        tree.parse_node(&mut reader, None, Segment::Some, 0)?;
+        tree.parse_node(&mut reader, None, Segment::Some, 0, &mut Vec::new())?;
         reader.finish("the schema")?;
         // A spare node that stands for any absent part of the schema.
         tree.nodes.push(Node {
@@ -55,7 +63,7 @@ impl SchemaTree {
             parent: None,
             segment: Segment::Some,
             canonical: None,
-            children: Vec::new(),
+            children: 0..0,
             branch: None,
             array_len: 0,
         });
@@ -68,8 +76,9 @@ impl SchemaTree {
         parent: Option<u32>,
         segment: Segment,
         depth: usize,
+        pending: &mut Vec<u32>,
     ) -> Result<u32, DecodeError> {
-        crate::stack::deeper(|| self.parse_node_here(reader, parent, segment, depth))
+        crate::stack::deeper(|| self.parse_node_here(reader, parent, segment, depth, pending))
     }
 
     fn parse_node_here(
@@ -78,6 +87,7 @@ impl SchemaTree {
         parent: Option<u32>,
         segment: Segment,
         depth: usize,
+        pending: &mut Vec<u32>,
     ) -> Result<u32, DecodeError> {
         let child_path = |tree: &SchemaTree| -> String {
             let mut segments = parent.map_or_else(Vec::new, |p| tree.segments(p));
@@ -97,7 +107,10 @@ impl SchemaTree {
         })?;
         let id = self.nodes.len() as u32;
         let canonical = match &segment {
-            Segment::Field(name) | Segment::Variant(name) => Some(canonical_name(name)),
+            Segment::Field(name) | Segment::Variant(name) => match canonical_name(name) {
+                Cow::Owned(canonical) => Some(canonical),
+                Cow::Borrowed(_) => None,
+            },
             _ => None,
         };
         let branch = node_type.has_branch().then(|| {
@@ -109,36 +122,55 @@ impl SchemaTree {
             parent,
             segment,
             canonical,
-            children: Vec::new(),
+            children: 0..0,
             branch,
             array_len: 0,
         });
         let path = |tree: &SchemaTree| NodeRef { tree, id }.path();
-        let mut children = Vec::new();
+        // This node's children gather at the end of `pending` (the nodes below them have moved
+        // theirs to `child_ids` by the time they return), then move to `child_ids` in one run.
+        let first_pending = pending.len();
         match node_type {
             NodeType::Option => {
-                children.push(self.parse_node(reader, Some(id), Segment::Some, depth + 1)?)
+                let child = self.parse_node(reader, Some(id), Segment::Some, depth + 1, pending)?;
+                pending.push(child);
             }
             NodeType::Seq => {
-                children.push(self.parse_node(reader, Some(id), Segment::Items, depth + 1)?)
+                let child =
+                    self.parse_node(reader, Some(id), Segment::Items, depth + 1, pending)?;
+                pending.push(child);
             }
             NodeType::Array => {
                 self.nodes[id as usize].array_len = reader.varint()?;
-                children.push(self.parse_node(reader, Some(id), Segment::Items, depth + 1)?);
+                {
+                    let child =
+                        self.parse_node(reader, Some(id), Segment::Items, depth + 1, pending)?;
+                    pending.push(child);
+                };
             }
             NodeType::Map => {
-                children.push(self.parse_node(reader, Some(id), Segment::Keys, depth + 1)?);
-                children.push(self.parse_node(reader, Some(id), Segment::Values, depth + 1)?);
+                {
+                    let child =
+                        self.parse_node(reader, Some(id), Segment::Keys, depth + 1, pending)?;
+                    pending.push(child);
+                };
+                {
+                    let child =
+                        self.parse_node(reader, Some(id), Segment::Values, depth + 1, pending)?;
+                    pending.push(child);
+                };
             }
             NodeType::Tuple => {
                 let len = reader.count(1)?;
                 for index in 0..len {
-                    children.push(self.parse_node(
+                    let child = self.parse_node(
                         reader,
                         Some(id),
                         Segment::Index(index),
                         depth + 1,
-                    )?);
+                        pending,
+                    )?;
+                    pending.push(child);
                 }
             }
             NodeType::Struct | NodeType::Enum | NodeType::Union => {
@@ -155,12 +187,15 @@ impl SchemaTree {
                     } else {
                         Segment::Variant(name)
                     };
-                    children.push(self.parse_node(reader, Some(id), segment, depth + 1)?);
+                    let child = self.parse_node(reader, Some(id), segment, depth + 1, pending)?;
+                    pending.push(child);
                 }
             }
             _ => {}
         }
-        self.nodes[id as usize].children = children;
+        let start = self.child_ids.len() as u32;
+        self.child_ids.extend(pending.drain(first_pending..));
+        self.nodes[id as usize].children = start..self.child_ids.len() as u32;
         Ok(id)
     }
 
@@ -181,12 +216,14 @@ impl SchemaTree {
     pub(crate) fn with_sequence_of(&self, node: NodeRef<'_>) -> SchemaTree {
         let mut tree = self.clone();
         let void = tree.nodes.pop();
+        let child_at = tree.child_ids.len() as u32;
+        tree.child_ids.push(node.id);
         tree.nodes.push(Node {
             node_type: NodeType::Seq,
             parent: None,
             segment: Segment::Some,
             canonical: None,
-            children: vec![node.id],
+            children: child_at..child_at + 1,
             branch: Some(self.branch_count),
             array_len: 0,
         });
@@ -247,17 +284,22 @@ impl<'a> NodeRef<'a> {
         self.node().array_len
     }
 
+    fn child_ids(self) -> &'a [u32] {
+        let children = &self.node().children;
+        &self.tree.child_ids[children.start as usize..children.end as usize]
+    }
+
     /// The child at `index`: the only child of options, sequences and arrays; keys (0) and
     /// values (1) of maps; elements, fields and variants in order.
     pub(crate) fn child(self, index: usize) -> Option<NodeRef<'a>> {
-        self.node().children.get(index).map(|&id| NodeRef {
+        self.child_ids().get(index).map(|&id| NodeRef {
             tree: self.tree,
             id,
         })
     }
 
     pub(crate) fn children(self) -> impl ExactSizeIterator<Item = NodeRef<'a>> {
-        self.node().children.iter().map(move |&id| NodeRef {
+        self.child_ids().iter().map(move |&id| NodeRef {
             tree: self.tree,
             id,
         })
@@ -271,12 +313,17 @@ impl<'a> NodeRef<'a> {
         }
     }
 
+    /// The field or variant name by which the parent reaches this node, in canonical form.
+    fn canonical_name(self) -> Option<&'a str> {
+        self.node().canonical.as_deref().or_else(|| self.name())
+    }
+
     /// The index of the child whose name matches `name` canonically; two matches are an error.
     pub(crate) fn find_child(self, name: &str) -> Result<Option<usize>, DecodeError> {
         let wanted = canonical_name(name);
         let mut found = None;
         for (index, child) in self.children().enumerate() {
-            if child.node().canonical.as_deref() == Some(wanted.as_str()) {
+            if child.canonical_name() == Some(&*wanted) {
                 if found.is_some() {
                     return Err(DecodeError::new(
                         DecodeErrorKind::Corrupt,

@@ -1,5 +1,6 @@
-//! Strings: `String`, `str`, `Box<str>`, `Rc<str>`, `Arc<str>` (and `Cow<str>` through the
-//! generic `Cow` impl) all share one node type and one column.
+//! Strings: `String`, `str`, `Box<str>`, `Rc<str>`, `Arc<str>`, `Cow<str>` (through the generic
+//! `Cow` impl) and, with the `compact_str` feature, `CompactString` all share one node type and
+//! one column.
 
 use std::marker::PhantomData;
 use std::rc::Rc;
@@ -44,7 +45,7 @@ impl Encode for String {
     }
 }
 
-/// Hands back decoded strings as any type made from a `String`.
+/// Hands back decoded strings as any type made from a `&str`.
 #[derive(Debug)]
 pub struct StrDecoder<T> {
     column: StrColumn,
@@ -52,7 +53,7 @@ pub struct StrDecoder<T> {
     _type: PhantomData<fn() -> T>,
 }
 
-impl<T: From<String>> ValueDecoder<T> for StrDecoder<T> {
+impl<T: for<'s> From<&'s str>> ValueDecoder<T> for StrDecoder<T> {
     fn new(
         node: NodeRef<'_>,
         count: usize,
@@ -80,7 +81,7 @@ impl<T: From<String>> ValueDecoder<T> for StrDecoder<T> {
             ""
         };
         self.position += 1;
-        T::from(value.to_owned())
+        T::from(value)
     }
 }
 
@@ -92,3 +93,34 @@ macro_rules! decode_as_string {
     )*};
 }
 decode_as_string!(String, Box<str>, Rc<str>, Arc<str>);
+
+/// Strings of up to 24 bytes are kept inline, so decoding them allocates nothing: the fastest way
+/// to load many short strings (names, codes, labels).
+///
+/// ```
+/// # #[cfg(feature = "compact_str")] {
+/// use compact_str::CompactString;
+///
+/// #[derive(tree_buf::Encode, tree_buf::Decode, PartialEq, Debug)]
+/// struct Country {
+///     name: CompactString,
+///     code: CompactString,
+/// }
+///
+/// let countries = vec![Country { name: "Aruba".into(), code: "ABW".into() }];
+/// let bytes = tree_buf::encode(&countries);
+/// assert_eq!(tree_buf::decode::<Vec<Country>>(&bytes).unwrap(), countries);
+/// # }
+/// ```
+#[cfg(feature = "compact_str")]
+impl Decode for compact_str::CompactString {
+    type Decoder = StrDecoder<compact_str::CompactString>;
+}
+
+#[cfg(feature = "compact_str")]
+impl Encode for compact_str::CompactString {
+    type Encoder = StrEncoder;
+    fn encoded_cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.cmp(other)
+    }
+}
