@@ -1,7 +1,8 @@
 //! Golden files: files of each format version, written once and checked in under
 //! `tests/golden/v1/`, `tests/golden/v2/` and so on, that every later tree-buf must keep decoding
-//! to the values built here. Version 2 added keyed string streams; its folder holds the cases that
-//! use them, while the v1 files, written before, stay as they are.
+//! to the values built here. Version 2 added keyed string streams and version 3 Huffman-coded
+//! integers; each version's folder holds the cases that use what it added, while the files
+//! written before stay as they are.
 //!
 //! Each case is a name, a value built deterministically in code and the options it was encoded
 //! with, and the version folder its file is in. `golden_files_decode_to_their_values` decodes
@@ -37,7 +38,7 @@ use tree_buf::{
 use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
 /// The folders of the golden files, one for each format version.
-const VERSIONS: [&str; 2] = ["v1", "v2"];
+const VERSIONS: [&str; 3] = ["v1", "v2", "v3"];
 
 /// The folder of the golden files of a format version.
 fn golden_dir(version: &str) -> PathBuf {
@@ -728,12 +729,41 @@ fn int_columns() -> IntColumns {
     }
 }
 
-/// A case whose file was written in format version 2.
-fn v2(case: Case) -> Case {
-    Case {
-        version: "v2",
-        ..case
-    }
+/// A case whose file was written in a later format version (its folder in [`VERSIONS`]).
+fn written_in(version: &'static str, case: Case) -> Case {
+    Case { version, ..case }
+}
+
+/// Columns whose values repeat unevenly, which version 3 writes as Huffman codes: steps of a walk
+/// drawn mostly from a few sizes (some never repeating, so escaped), short codes, and bytes.
+#[allow(clippy::type_complexity)]
+fn huffman_columns() -> (Vec<i64>, Vec<u32>, Vec<u8>) {
+    let mut state = 0x9e37_79b9u32;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    };
+    let mut position = 0i64;
+    let walk = (0..3000)
+        .map(|_| {
+            let r = next();
+            position += match r % 100 {
+                0..=39 => 1,
+                40..=64 => -3,
+                65..=79 => 17,
+                80..=94 => -250,
+                _ => i64::from(r >> 8),
+            };
+            position
+        })
+        .collect();
+    let codes = (0..2000)
+        .map(|_| [7, 7, 7, 7, 90, 90, 4000][next() as usize % 7])
+        .collect();
+    let bytes = (0..1000).map(|_| (next() % 5) as u8 * 50).collect();
+    (walk, codes, bytes)
 }
 
 /// Sibling strings that follow one another (names given ids, with a few exceptions, some of them
@@ -842,18 +872,28 @@ fn cases() -> Vec<Case> {
             retrosheet::generate(6, 5),
             PartialEq::eq,
         ),
-        v2(case(
-            "keyed_people",
-            defaults(),
-            keyed_people(),
-            PartialEq::eq,
-        )),
-        v2(case(
-            "retrosheet_keyed",
-            defaults(),
-            retrosheet::generate(60, 7),
-            PartialEq::eq,
-        )),
+        written_in(
+            "v2",
+            case("keyed_people", defaults(), keyed_people(), PartialEq::eq),
+        ),
+        written_in(
+            "v2",
+            case(
+                "retrosheet_keyed",
+                defaults(),
+                retrosheet::generate(60, 7),
+                PartialEq::eq,
+            ),
+        ),
+        written_in(
+            "v3",
+            case(
+                "huffman_columns",
+                defaults(),
+                huffman_columns(),
+                PartialEq::eq,
+            ),
+        ),
     ]
 }
 

@@ -21,6 +21,7 @@ pub(crate) use read::{read, FileView};
 pub(crate) use write::{write, write_with};
 
 pub(crate) const MAGIC: [u8; 4] = *b"TBUF";
-/// The version this library writes. Version 2 added keyed string streams; a version 1 file is a
-/// version 2 file that uses none, so every version up to this one reads.
-pub(crate) const VERSION: u8 = 2;
+/// The version this library writes. Version 2 added keyed string streams, version 3 Huffman-coded
+/// integers; a file of an earlier version is a file of a later one that uses none of what came
+/// after, so every version up to this one reads.
+pub(crate) const VERSION: u8 = 3;

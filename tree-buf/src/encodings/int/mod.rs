@@ -39,6 +39,8 @@
 //!                                                groups (count must be a multiple of group);
 //!                                                `values` holds distinct * group words, `indices`
 //!                                                one 32-bit index per group
+//!             | 0x0d huffman                     Huffman: a prefix code per repeated value,
+//!                                                the others escaped, see `huffman`
 //! ```
 //!
 //! Tags 0x09 to 0x0b are float transforms (see `float`), valid only in float branches. Cascades
@@ -47,6 +49,7 @@
 pub(crate) mod bitpack;
 mod dictionary;
 mod fixed;
+mod huffman;
 mod rle;
 pub(crate) mod select;
 pub(crate) mod simple16;
@@ -73,6 +76,7 @@ pub(crate) const RLE: u8 = 0x06;
 pub(crate) const DICTIONARY: u8 = 0x07;
 pub(crate) const ZSTD: u8 = 0x08;
 pub(crate) const GROUP_DICTIONARY: u8 = 0x0c;
+pub(crate) const HUFFMAN: u8 = 0x0d;
 
 /// The deepest nesting of encodings a stream may have.
 pub(crate) const MAX_CASCADE: usize = 8;
@@ -219,6 +223,7 @@ pub(crate) fn decode_nested<W: Word>(
         RLE => rle::decode(body, count, budget, depth),
         DICTIONARY => dictionary::decode(body, count, budget, depth),
         GROUP_DICTIONARY => dictionary::decode_groups(body, count, budget, depth),
+        HUFFMAN => huffman::decode(body, count, budget, depth),
         ZSTD => {
             let inner = super::zstd::decompress(body, max_stream_size::<W>(count), budget)?;
             decode_nested(&inner, count, budget, depth + 1)
@@ -253,6 +258,7 @@ pub(crate) fn describe(bytes: &[u8]) -> String {
         RLE => rle::describe(body),
         DICTIONARY => dictionary::describe(body),
         GROUP_DICTIONARY => dictionary::describe_groups(body),
+        HUFFMAN => huffman::describe(body),
         ZSTD => format!("zstd({})", super::zstd::describe_inner(body, describe)),
         _ => super::float::describe(bytes),
     }

@@ -14,7 +14,9 @@ use std::borrow::Cow;
 use rustc_hash::FxHashSet;
 
 use super::transform::zigzag;
-use super::{bit_width, bitpack, dictionary, fixed, rle, simple16, transform, varint, Word};
+use super::{
+    bit_width, bitpack, dictionary, fixed, huffman, rle, simple16, transform, varint, Word,
+};
 use crate::encodings::{zstd, Settings};
 
 /// The transforms a cascade has applied so far, and how deep it is.
@@ -53,6 +55,7 @@ enum Choice {
     Rle,
     Dictionary,
     Groups(usize),
+    Huffman,
 }
 
 /// Columns are profiled on this many windows of neighbours, each of this many values, when
@@ -232,8 +235,7 @@ fn encode_choice<W: Word>(
 ) {
     let choice = choose_transform(values, group, settings, chain);
     let Some(transform) = choice else {
-        let (leaf, _) = best_leaf(values, settings);
-        encode_as(values, leaf, settings, chain, out);
+        encode_best_leaf(values, settings, chain, out);
         return;
     };
     let start = out.len();
@@ -243,7 +245,7 @@ fn encode_choice<W: Word>(
     let profile = Profile::of(values);
     if out.len() - start > profile.fixed_size().min(1 + profile.varint_bytes) {
         out.truncate(start);
-        encode_as(values, best_leaf(values, settings).0, settings, chain, out);
+        encode_best_leaf(values, settings, chain, out);
     }
 }
 
@@ -387,13 +389,25 @@ fn count_distinct<W: Word>(values: &[W], limit: usize) -> Option<usize> {
 }
 
 /// The leaf codec with the fewest bytes, and that size, computed exactly.
-fn best_leaf<W: Word>(values: &[W], settings: &Settings) -> (Choice, usize) {
+/// Encodes `values` with the leaf codec that takes the fewest bytes.
+fn encode_best_leaf<W: Word>(values: &[W], settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
+    match best_leaf(values, settings) {
+        (_, _, Some(plan)) => plan.encode(values, settings, chain, out),
+        (leaf, _, None) => encode_as(values, leaf, settings, chain, out),
+    }
+}
+
+/// The leaf codec that takes the fewest bytes, its size, and its Huffman codes if it is Huffman.
+fn best_leaf<W: Word>(
+    values: &[W],
+    settings: &Settings,
+) -> (Choice, usize, Option<huffman::Plan<W>>) {
     let profile = Profile::of(values);
     let mut best = (Choice::Fixed, profile.fixed_size());
     if settings.byte_aligned {
         // For a zstd stage: it finds repeats in aligned fixed-width values far better than in
         // varints, so the size before it is no guide.
-        return best;
+        return (best.0, best.1, None);
     }
     let keep_smaller = |best: &mut (Choice, usize), choice, size: usize| {
         if size < best.1 {
@@ -417,7 +431,13 @@ fn best_leaf<W: Word>(values: &[W], settings: &Settings) -> (Choice, usize) {
             keep_smaller(&mut best, Choice::Simple16, simple16::size(values));
         }
     }
-    best
+    if let Some(plan) = huffman::Plan::of(values) {
+        let size = plan.estimate();
+        if size < best.1 {
+            return (Choice::Huffman, size, Some(plan));
+        }
+    }
+    (best.0, best.1, None)
 }
 
 fn encode_as<W: Word>(
@@ -463,6 +483,10 @@ fn encode_as<W: Word>(
                 encode_nested(values, settings, chain, out);
             }
         }
+        Choice::Huffman => match huffman::Plan::of(values) {
+            Some(plan) => plan.encode(values, settings, chain, out),
+            None => varint::encode(values, out),
+        },
     }
 }
 

@@ -1,0 +1,680 @@
+//! Huffman coding of whole values: the values that repeat get prefix codes by their frequency,
+//! the rest are escaped into a stream of their own. Deltas of coordinates, say, take a few
+//! thousand values most of the time: a code per value finds that, where byte-wise compressors
+//! (zstd) see only the bytes of fixed-width words.
+//!
+//! ```text
+//! huffman := 0x0d symbols:varint lengths:prefixed values:prefixed escapes:varint escaped:prefixed
+//!            codes
+//!   symbols: the number of coded values, 1..=4095
+//!   lengths: int_stream of the code length (1..=12 bits) of each coded value, then, if
+//!            escapes > 0, of the escape code
+//!   values:  int_stream of `symbols` words, the coded values in ascending order
+//!   escaped: int_stream of `escapes` words, the values that have no code, in order
+//!   codes:   count canonical Huffman codes, one per value: codes are numbered in order of
+//!            (length, symbol), symbols in the order of `lengths`; each code is written from its
+//!            first bit, bits filling each byte from the least significant; the last byte is
+//!            padded with zeros
+//! ```
+//!
+//! The code lengths must satisfy Kraft's inequality; a code that is not complete leaves bit
+//! patterns unassigned, and meeting one is an error.
+
+use rustc_hash::FxHashMap;
+
+use super::select::{encode_nested, Chain};
+use super::{bit_width, decode_nested, describe as describe_stream, Word, HUFFMAN};
+use crate::encodings::budget::Budget;
+use crate::encodings::bytes::{write_prefixed, write_varint, ByteReader};
+use crate::encodings::Settings;
+use crate::error::{corrupt, truncated, DecodeError};
+
+/// The longest code: decoding looks each code up in a table of 2^MAX_CODE_LEN entries.
+const MAX_CODE_LEN: u32 = 12;
+/// The most values with a code of their own (one code is kept for escapes).
+const MAX_SYMBOLS: usize = (1 << MAX_CODE_LEN) - 1;
+/// Columns shorter than this are not worth a code table.
+pub(super) const MIN_VALUES: usize = 64;
+
+/// The codes chosen for a column.
+pub(super) struct Plan<W> {
+    /// The coded values, ascending.
+    values: Vec<W>,
+    /// The code length of each coded value, then of the escape code if there are escapes.
+    lengths: Vec<u32>,
+    /// How many values are escaped.
+    escapes: usize,
+    /// The escaped values' bytes as varints.
+    escaped_bytes: usize,
+    /// The bits of all the codes.
+    code_bits: u64,
+}
+
+impl<W: Word> Plan<W> {
+    /// The codes for `values`: the most frequent of those that repeat get codes, or `None` if
+    /// none repeats (or too few do for a table to pay).
+    pub(super) fn of(values: &[W]) -> Option<Plan<W>> {
+        if values.len() < MIN_VALUES {
+            return None;
+        }
+        let mut counts: FxHashMap<W, u64> = FxHashMap::default();
+        for &value in values {
+            *counts.entry(value).or_default() += 1;
+            // Values that hardly repeat show it early; spare hashing the whole column.
+            if counts.len() > values.len() / 2 + MAX_SYMBOLS {
+                return None;
+            }
+        }
+        let mut escaped_bytes = 0;
+        let mut by_count: Vec<(u64, W)> = Vec::new();
+        for (value, count) in counts {
+            if count > 1 {
+                by_count.push((count, value));
+            } else {
+                escaped_bytes += varint_bytes(value);
+            }
+        }
+        if by_count.is_empty() {
+            return None;
+        }
+        // The most frequent first; equal counts in value order, so that plans are repeatable.
+        by_count.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        for &(count, value) in by_count.iter().skip(MAX_SYMBOLS) {
+            escaped_bytes += count as usize * varint_bytes(value);
+        }
+        by_count.truncate(MAX_SYMBOLS);
+        let coded: u64 = by_count.iter().map(|&(count, _)| count).sum();
+        let escapes = values.len() - coded as usize;
+        let mut weights: Vec<u64> = by_count.iter().map(|&(count, _)| count).collect();
+        if escapes > 0 {
+            weights.push(escapes as u64);
+        }
+        let by_weight = code_lengths(&weights);
+        let code_bits = weights
+            .iter()
+            .zip(&by_weight)
+            .map(|(&weight, &length)| weight * u64::from(length))
+            .sum();
+        // Order the table by value, carrying each value's length along.
+        let mut table: Vec<(W, u32)> = by_count
+            .iter()
+            .zip(&by_weight)
+            .map(|(&(_, value), &length)| (value, length))
+            .collect();
+        table.sort_unstable_by_key(|&(value, _)| value);
+        let mut lengths: Vec<u32> = table.iter().map(|&(_, length)| length).collect();
+        if escapes > 0 {
+            lengths.extend(by_weight.last());
+        }
+        Some(Plan {
+            values: table.into_iter().map(|(value, _)| value).collect(),
+            lengths,
+            escapes,
+            escaped_bytes,
+            code_bits,
+        })
+    }
+
+    /// The encoded size, roughly: the codes exactly, the tables and escaped values as varints
+    /// (their cascades do no worse).
+    pub(super) fn estimate(&self) -> usize {
+        let table: usize = self.values.iter().map(|&v| varint_bytes(v)).sum();
+        16 + table
+            + self.lengths.len() / 2
+            + self.escaped_bytes
+            + self.code_bits.div_ceil(8) as usize
+    }
+
+    fn index(&self) -> FxHashMap<W, u32> {
+        (self.values.iter().enumerate())
+            .map(|(symbol, &value)| (value, symbol as u32))
+            .collect()
+    }
+
+    pub(super) fn encode(
+        &self,
+        values: &[W],
+        settings: &Settings,
+        chain: Chain,
+        out: &mut Vec<u8>,
+    ) {
+        // Like a dictionary's, the table and the escaped values hardly repeat.
+        let chain = chain.with(Chain::DICTIONARY);
+        let index = self.index();
+        let escape = self.values.len() as u32;
+        let codes = canonical_codes(&self.lengths);
+        let mut escaped = Vec::with_capacity(self.escapes);
+        let mut bits = BitWriter::with_capacity(self.code_bits.div_ceil(8) as usize);
+        for &value in values {
+            let symbol = index.get(&value).copied().unwrap_or_else(|| {
+                escaped.push(value);
+                escape
+            });
+            let (code, length) = codes[symbol as usize];
+            bits.write(code, length);
+        }
+        out.push(HUFFMAN);
+        write_varint(out, self.values.len() as u64);
+        let lengths: Vec<u8> = self.lengths.iter().map(|&l| l as u8).collect();
+        let mut nested = Vec::new();
+        encode_nested(&lengths, settings, chain, &mut nested);
+        write_prefixed(out, &nested);
+        nested.clear();
+        encode_nested(&self.values, settings, chain, &mut nested);
+        write_prefixed(out, &nested);
+        write_varint(out, escaped.len() as u64);
+        nested.clear();
+        encode_nested(&escaped, settings, chain, &mut nested);
+        write_prefixed(out, &nested);
+        out.extend_from_slice(&bits.finish());
+    }
+}
+
+fn varint_bytes<W: Word>(value: W) -> usize {
+    (bit_width(value) as usize).max(1).div_ceil(7)
+}
+
+/// Huffman code lengths for `weights` (all positive), none longer than [`MAX_CODE_LEN`].
+fn code_lengths(weights: &[u64]) -> Vec<u32> {
+    let n = weights.len();
+    if n == 1 {
+        return vec![1];
+    }
+    // Build the tree from the lightest up (two queues: leaves sorted, merged nodes in the order
+    // made), then read each leaf's depth.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| weights[i]);
+    let mut parent = vec![0usize; 2 * n - 1];
+    let mut merged: Vec<(u64, usize)> = Vec::with_capacity(n - 1);
+    let (mut leaf, mut next_merged) = (0, 0);
+    for node in n..2 * n - 1 {
+        let mut pick = || {
+            let take_leaf = leaf < n
+                && (next_merged >= merged.len() || weights[order[leaf]] <= merged[next_merged].0);
+            if take_leaf {
+                leaf += 1;
+                (weights[order[leaf - 1]], order[leaf - 1])
+            } else {
+                next_merged += 1;
+                merged[next_merged - 1]
+            }
+        };
+        let (a, i) = pick();
+        let (b, j) = pick();
+        parent[i] = node;
+        parent[j] = node;
+        merged.push((a + b, node));
+    }
+    let root = 2 * n - 2;
+    let mut depth = vec![0u32; 2 * n - 1];
+    for node in (0..root).rev() {
+        depth[node] = depth[parent[node]] + 1;
+    }
+    let mut lengths: Vec<u32> = depth[..n].to_vec();
+    limit_lengths(&mut lengths, weights);
+    lengths
+}
+
+/// Shortens codes longer than [`MAX_CODE_LEN`] and lengthens others until the lengths form a
+/// prefix code again (Kraft's sum exactly one), the most frequent values keeping the shortest.
+fn limit_lengths(lengths: &mut [u32], weights: &[u64]) {
+    let max = MAX_CODE_LEN as usize;
+    let mut per_length = [0usize; MAX_CODE_LEN as usize + 1];
+    let mut too_long = false;
+    for &length in lengths.iter() {
+        too_long |= length as usize > max;
+        per_length[(length as usize).min(max)] += 1;
+    }
+    if !too_long {
+        return;
+    }
+    // Kraft's sum in units of 2^-max. Each step takes a code off the longest length and
+    // splits a shorter one in two, one level down: the sum drops by one unit, the number of
+    // codes stays. At most 2^max codes fit, so while the sum is too large a shorter code exists.
+    let mut kraft: usize = (1..=max).map(|l| per_length[l] << (max - l)).sum();
+    while kraft > 1 << max {
+        let Some(shorter) = (1..max).rev().find(|&l| per_length[l] > 0) else {
+            break;
+        };
+        per_length[max] -= 1;
+        per_length[shorter] -= 1;
+        per_length[shorter + 1] += 2;
+        kraft -= 1;
+    }
+    // Hand the lengths out again, shortest to the heaviest.
+    let mut by_weight: Vec<usize> = (0..lengths.len()).collect();
+    by_weight.sort_by(|&a, &b| weights[b].cmp(&weights[a]));
+    let mut symbols = by_weight.into_iter();
+    for (length, &count) in per_length.iter().enumerate().skip(1) {
+        for symbol in symbols.by_ref().take(count) {
+            lengths[symbol] = length as u32;
+        }
+    }
+}
+
+/// The canonical code of each symbol, bit-reversed so that it is written and read from the
+/// least significant bit, with its length.
+fn canonical_codes(lengths: &[u32]) -> Vec<(u64, u32)> {
+    let mut per_length = [0u32; MAX_CODE_LEN as usize + 2];
+    for &length in lengths {
+        per_length[length as usize] += 1;
+    }
+    let mut next = [0u32; MAX_CODE_LEN as usize + 2];
+    let mut code = 0u32;
+    for length in 1..=MAX_CODE_LEN as usize {
+        code = (code + per_length[length - 1]) << 1;
+        next[length] = code;
+    }
+    lengths
+        .iter()
+        .map(|&length| {
+            let code = next[length as usize];
+            next[length as usize] += 1;
+            let reversed = u64::from(code.reverse_bits() >> (32 - length));
+            (reversed, length)
+        })
+        .collect()
+}
+
+/// Bits written from the least significant end of each byte.
+struct BitWriter {
+    bytes: Vec<u8>,
+    pending: u64,
+    pending_bits: u32,
+}
+
+impl BitWriter {
+    fn with_capacity(bytes: usize) -> Self {
+        BitWriter {
+            bytes: Vec::with_capacity(bytes),
+            pending: 0,
+            pending_bits: 0,
+        }
+    }
+
+    #[inline]
+    fn write(&mut self, bits: u64, length: u32) {
+        self.pending |= bits << self.pending_bits;
+        self.pending_bits += length;
+        if self.pending_bits >= 32 {
+            self.bytes
+                .extend_from_slice(&(self.pending as u32).to_le_bytes());
+            self.pending >>= 32;
+            self.pending_bits -= 32;
+        }
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        let tail = self.pending_bits.div_ceil(8) as usize;
+        self.bytes
+            .extend_from_slice(&self.pending.to_le_bytes()[..tail]);
+        self.bytes
+    }
+}
+
+/// A table entry: the symbol in the high bits, the code length in the low byte; 0 for bit
+/// patterns no code starts with.
+fn decoding_table(lengths: &[u32]) -> Vec<u32> {
+    let mut table = vec![0u32; 1 << MAX_CODE_LEN];
+    for (symbol, &(code, length)) in canonical_codes(lengths).iter().enumerate() {
+        let entry = (symbol as u32) << 8 | length;
+        let mut index = code as usize;
+        while index < table.len() {
+            table[index] = entry;
+            index += 1 << length;
+        }
+    }
+    table
+}
+
+/// The 64 bits of `bytes` from byte `at`, zeros past the end.
+#[inline]
+fn bits_at(bytes: &[u8], at: usize) -> u64 {
+    match bytes.get(at..at + 8) {
+        Some(eight) => u64::from_le_bytes(eight.try_into().unwrap_or_default()),
+        None => {
+            let mut padded = [0u8; 8];
+            let rest = bytes.get(at..).unwrap_or_default();
+            padded[..rest.len()].copy_from_slice(rest);
+            u64::from_le_bytes(padded)
+        }
+    }
+}
+
+pub(super) fn decode<W: Word>(
+    body: &[u8],
+    count: usize,
+    budget: &mut Budget,
+    depth: usize,
+) -> Result<Vec<W>, DecodeError> {
+    let mut reader = ByteReader::new(body);
+    let symbols = reader.count(0)?;
+    if symbols == 0 || symbols > MAX_SYMBOLS.min(count) {
+        return Err(corrupt(format!(
+            "{symbols} Huffman codes for {count} values"
+        )));
+    }
+    let lengths_stream = reader.prefixed()?;
+    let values_stream = reader.prefixed()?;
+    let escapes = reader.count(0)?;
+    if escapes > count {
+        return Err(corrupt(format!("{escapes} escapes among {count} values")));
+    }
+    let codes = symbols + usize::from(escapes > 0);
+    budget.charge(codes, 1)?;
+    let lengths: Vec<u32> = decode_nested::<u8>(lengths_stream, codes, budget, depth + 1)?
+        .into_iter()
+        .map(u32::from)
+        .collect();
+    let kraft: u64 = lengths
+        .iter()
+        .map(|&length| match length {
+            1..=MAX_CODE_LEN => 1u64 << (MAX_CODE_LEN - length),
+            _ => u64::MAX >> 1,
+        })
+        .fold(0, u64::saturating_add);
+    if kraft > 1 << MAX_CODE_LEN {
+        return Err(corrupt(
+            "Huffman code lengths are not 1 to 12 bits or do not form a prefix code",
+        ));
+    }
+    budget.charge(symbols, W::BYTES)?;
+    let values = decode_nested::<W>(values_stream, symbols, budget, depth + 1)?;
+    budget.charge(escapes, W::BYTES)?;
+    let escaped = decode_nested::<W>(reader.prefixed()?, escapes, budget, depth + 1)?;
+    let codes = reader.rest();
+    let table = decoding_table(&lengths);
+
+    let mut out = Vec::with_capacity(count);
+    let mut escaped = escaped.into_iter();
+    let mut position = 0usize;
+    for _ in 0..count {
+        let window = bits_at(codes, position >> 3) >> (position & 7);
+        let entry = table[(window & ((1 << MAX_CODE_LEN) - 1)) as usize];
+        let length = entry & 0xff;
+        if length == 0 {
+            return Err(corrupt("a Huffman code that the lengths do not assign"));
+        }
+        position += length as usize;
+        let symbol = (entry >> 8) as usize;
+        match values.get(symbol) {
+            Some(&value) => out.push(value),
+            None => out.push(
+                escaped
+                    .next()
+                    .ok_or_else(|| corrupt("more escape codes than escaped values"))?,
+            ),
+        }
+    }
+    if position.div_ceil(8) != codes.len() {
+        return Err(if position.div_ceil(8) > codes.len() {
+            truncated("the Huffman codes run past their bytes")
+        } else {
+            corrupt("bytes left over after the Huffman codes")
+        });
+    }
+    if escaped.next().is_some() {
+        return Err(corrupt("escaped values left over after the Huffman codes"));
+    }
+    Ok(out)
+}
+
+pub(super) fn describe(body: &[u8]) -> String {
+    let mut reader = ByteReader::new(body);
+    let (Ok(symbols), Ok(_), Ok(values), Ok(escapes), Ok(escaped)) = (
+        reader.varint(),
+        reader.prefixed(),
+        reader.prefixed(),
+        reader.varint(),
+        reader.prefixed(),
+    ) else {
+        return "huffman(corrupt)".into();
+    };
+    if escapes == 0 {
+        format!(
+            "huffman({symbols} codes, values: {})",
+            describe_stream(values)
+        )
+    } else {
+        format!(
+            "huffman({symbols} codes, values: {}, {escapes} escaped: {})",
+            describe_stream(values),
+            describe_stream(escaped)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::shapes;
+    use super::*;
+    use crate::encodings::test_len;
+
+    fn encoded<W: Word>(values: &[W]) -> Option<Vec<u8>> {
+        let plan = Plan::of(values)?;
+        let mut out = Vec::new();
+        plan.encode(values, &Settings::default(), Chain::default(), &mut out);
+        Some(out)
+    }
+
+    fn decoded<W: Word>(stream: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
+        assert_eq!(stream.first(), Some(&HUFFMAN));
+        decode(&stream[1..], count, &mut Budget::new(u64::MAX), 0)
+    }
+
+    /// Skewed values with a long tail of values seen once (escaped) and more distinct repeated
+    /// values than there are codes.
+    fn skewed(len: usize) -> Vec<u64> {
+        let mut state = 0x1234_5678_9abc_def1u64;
+        (0..len as u64)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                match state % 16 {
+                    0..=7 => state % 4,
+                    8..=13 => state % 9000,
+                    _ => 1_000_000 + i,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn round_trips_every_shape_with_repeats() {
+        let mut coded = 0;
+        for shape in shapes().into_iter().chain([skewed(test_len(20_000))]) {
+            let Some(out) = encoded(&shape) else {
+                continue;
+            };
+            coded += 1;
+            assert_eq!(decoded::<u64>(&out, shape.len()).unwrap(), shape);
+            let narrow: Vec<u16> = shape.iter().map(|&v| v as u16).collect();
+            let out = encoded(&narrow).unwrap();
+            assert_eq!(decoded::<u16>(&out, narrow.len()).unwrap(), narrow);
+        }
+        assert!(coded >= 5, "only {coded} shapes had repeats");
+    }
+
+    #[test]
+    fn values_that_never_repeat_get_no_codes() {
+        let distinct: Vec<u64> = (0..1000).collect();
+        assert!(Plan::of(&distinct).is_none());
+        assert!(Plan::of(&[7u64; MIN_VALUES - 1]).is_none());
+    }
+
+    #[test]
+    fn skewed_values_take_fewer_bits_than_their_width() {
+        let values: Vec<u32> = (0..test_len(10_000))
+            .map(|i| {
+                [
+                    3, 3, 3, 3, 3, 3, 3, 3, 200, 200, 200, 200, 70_000, 70_000, 5, 9,
+                ][i % 16]
+            })
+            .collect();
+        let out = encoded(&values).unwrap();
+        // About 2.1 bits a value; bit-packing needs 17.
+        assert!(out.len() * 8 < values.len() * 5 / 2, "{} bytes", out.len());
+        assert_eq!(decoded::<u32>(&out, values.len()).unwrap(), values);
+    }
+
+    /// Weights that grow like Fibonacci numbers give an unlimited Huffman code one more bit per
+    /// symbol; the limit still yields a complete prefix code with the heaviest symbols shortest.
+    #[test]
+    fn code_lengths_are_limited_and_complete() {
+        let mut fibonacci = vec![1u64, 1];
+        while fibonacci.len() < 40 {
+            let next = fibonacci[fibonacci.len() - 1] + fibonacci[fibonacci.len() - 2];
+            fibonacci.push(next);
+        }
+        let uniform = vec![5u64; MAX_SYMBOLS + 1];
+        let mixed: Vec<u64> = (0..3000u64).map(|i| 1 + (i * i) % 977).collect();
+        for weights in [vec![9], vec![1, 1], fibonacci, uniform, mixed] {
+            let lengths = code_lengths(&weights);
+            assert!(lengths.iter().all(|&l| (1..=MAX_CODE_LEN).contains(&l)));
+            let kraft: u64 = lengths.iter().map(|&l| 1u64 << (MAX_CODE_LEN - l)).sum();
+            let complete = if weights.len() == 1 {
+                1 << (MAX_CODE_LEN - 1)
+            } else {
+                1 << MAX_CODE_LEN
+            };
+            assert_eq!(kraft, complete, "{weights:?}");
+            for (a, b) in weights
+                .iter()
+                .zip(&lengths)
+                .zip(weights.iter().zip(&lengths).skip(1))
+            {
+                if a.0 > b.0 {
+                    assert!(a.1 <= b.1, "a heavier symbol got a longer code");
+                }
+            }
+        }
+    }
+
+    /// Reads codes a bit at a time against the canonical code: the table is checked against it.
+    fn reference_decode(lengths: &[u32], codes: &[u8], count: usize) -> Vec<usize> {
+        let mut by_code = Vec::new();
+        let mut code = 0u32;
+        for length in 1..=MAX_CODE_LEN {
+            for (symbol, _) in lengths.iter().enumerate().filter(|&(_, &l)| l == length) {
+                by_code.push((length, code, symbol));
+                code += 1;
+            }
+            code <<= 1;
+        }
+        let mut bit = 0;
+        let mut next_bit = || {
+            let value = (codes[bit / 8] >> (bit % 8)) & 1;
+            bit += 1;
+            u32::from(value)
+        };
+        (0..count)
+            .map(|_| {
+                let (mut value, mut length) = (0u32, 0u32);
+                loop {
+                    value = value << 1 | next_bit();
+                    length += 1;
+                    if let Some(&(_, _, symbol)) =
+                        by_code.iter().find(|&&(l, c, _)| l == length && c == value)
+                    {
+                        return symbol;
+                    }
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_table_decoder_agrees_with_a_bit_by_bit_reference() {
+        let values = skewed(test_len(5000));
+        let plan = Plan::of(&values).unwrap();
+        let out = encoded(&values).unwrap();
+        // The codes are the stream's tail: their length follows from the plan's bit count.
+        let codes = &out[out.len() - plan.code_bits.div_ceil(8) as usize..];
+        let index = plan.index();
+        let expected: Vec<usize> = values
+            .iter()
+            .map(|v| index.get(v).map_or(plan.values.len(), |&s| s as usize))
+            .collect();
+        assert_eq!(
+            reference_decode(&plan.lengths, codes, values.len()),
+            expected
+        );
+        assert_eq!(decoded::<u64>(&out, values.len()).unwrap(), values);
+    }
+
+    #[test]
+    fn hostile_streams_are_errors() {
+        let values: Vec<u64> = (0..200)
+            .map(|i| [1, 2, 3, 1000 + i][i as usize % 4])
+            .collect();
+        let good = encoded(&values).unwrap();
+        assert!(decoded::<u64>(&good, values.len()).is_ok());
+        let fails = |stream: &[u8], count: usize| decoded::<u64>(stream, count).is_err();
+        // Every truncation, and a byte too many.
+        for end in 1..good.len() {
+            assert!(fails(&good[..end], values.len()), "truncated to {end}");
+        }
+        let mut longer = good.clone();
+        longer.push(0);
+        assert!(fails(&longer, values.len()));
+        // Another count than the codes hold.
+        assert!(fails(&good, values.len() + 1));
+        assert!(fails(&good, values.len() - 8));
+        // Hand-made streams: symbols, lengths (fixed width 1 byte), values, escapes, codes.
+        let stream = |symbols: u8, lengths: &[u8], escapes: u8, codes: &[u8]| {
+            let mut out = vec![HUFFMAN, symbols, 2 + lengths.len() as u8, 0x00, 1];
+            out.extend_from_slice(lengths);
+            out.extend([2 + symbols, 0x00, 1]);
+            out.extend(0..symbols);
+            out.push(escapes);
+            out.extend([2 + escapes, 0x00, 1]);
+            out.extend(0..escapes);
+            out.extend_from_slice(codes);
+            out
+        };
+        // Two 1-bit codes: "0" is value 0, "1" value 1.
+        assert_eq!(
+            decoded::<u64>(&stream(2, &[1, 1], 0, &[0b10]), 2).unwrap(),
+            [0, 1]
+        );
+        assert!(fails(&stream(0, &[], 0, &[]), 0), "no codes");
+        assert!(
+            fails(&stream(3, &[1, 1, 1], 0, &[0]), 3),
+            "Kraft sum above one"
+        );
+        assert!(
+            fails(&stream(2, &[1, 13], 0, &[0]), 2),
+            "a code longer than 12 bits"
+        );
+        assert!(fails(&stream(2, &[1, 0], 0, &[0]), 2), "a code of no bits");
+        assert!(
+            fails(&stream(2, &[2, 2], 0, &[0b11]), 1),
+            "bits that begin no code"
+        );
+        assert!(
+            fails(&stream(2, &[1, 1], 0, &[0b10]), 20),
+            "codes past the last byte"
+        );
+        assert!(
+            fails(&stream(2, &[1, 1], 0, &[0b10, 0]), 2),
+            "a byte left over"
+        );
+        assert!(
+            fails(&stream(1, &[1, 1], 1, &[0b110]), 3),
+            "more escape codes than escapes"
+        );
+        assert_eq!(
+            decoded::<u64>(&stream(1, &[1, 1], 1, &[0b010]), 3).unwrap(),
+            [0, 0, 0]
+        );
+        assert!(
+            fails(&stream(1, &[1, 1], 2, &[0b10]), 2),
+            "escaped values left over"
+        );
+        assert!(
+            fails(&stream(5, &[3; 5], 0, &[0]), 2),
+            "more codes than values"
+        );
+    }
+}
