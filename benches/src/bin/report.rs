@@ -167,10 +167,10 @@ fn partial_load(countries: &geojson::FeatureCollection, settings: &mut Settings)
         ),
     ] {
         println!(
-            "| {how} | {} | {:.0}x | {:.0}x |",
-            cell(Some(ms(time))),
-            time.as_secs_f64() / compact_time.as_secs_f64(),
-            time.as_secs_f64() / string_time.as_secs_f64()
+            "| {how} | {:.4} | {} | {} |",
+            ms(time),
+            ratio(time, compact_time),
+            ratio(time, string_time)
         );
     }
     println!(
@@ -200,6 +200,16 @@ fn partial_load(countries: &geojson::FeatureCollection, settings: &mut Settings)
             ms(compact),
             ms(string)
         );
+    }
+}
+
+/// How many times `time` is `reference`: one decimal below ten.
+fn ratio(time: Duration, reference: Duration) -> String {
+    let ratio = time.as_secs_f64() / reference.as_secs_f64();
+    if ratio < 10.0 {
+        format!("{ratio:.1}x")
+    } else {
+        format!("{ratio:.0}x")
     }
 }
 

@@ -6,8 +6,8 @@
 //! ```text
 //! huffman := 0x0d symbols:varint lengths:prefixed values:prefixed escapes:varint escaped:prefixed
 //!            codes
-//!   symbols: the number of coded values, 1..=4095
-//!   lengths: int_stream of the code length (1..=12 bits) of each coded value, then, if
+//!   symbols: the number of coded values, 1..=32767
+//!   lengths: int_stream of the code length (1..=15 bits) of each coded value, then, if
 //!            escapes > 0, of the escape code
 //!   values:  int_stream of `symbols` words, the coded values in ascending order
 //!   escaped: int_stream of `escapes` words, the values that have no code, in order
@@ -29,8 +29,9 @@ use crate::encodings::bytes::{write_prefixed, write_varint, ByteReader};
 use crate::encodings::Settings;
 use crate::error::{corrupt, truncated, DecodeError};
 
-/// The longest code: decoding looks each code up in a table of 2^MAX_CODE_LEN entries.
-const MAX_CODE_LEN: u32 = 12;
+/// The longest code: decoding looks each code up in a table of 2^(longest code) entries, at most
+/// 2^15 (128 KiB).
+const MAX_CODE_LEN: u32 = 15;
 /// The most values with a code of their own (one code is kept for escapes).
 const MAX_SYMBOLS: usize = (1 << MAX_CODE_LEN) - 1;
 /// Columns shorter than this are not worth a code table.
@@ -312,10 +313,12 @@ impl BitWriter {
     }
 }
 
-/// A table entry: the symbol in the high bits, the code length in the low byte; 0 for bit
+/// A table indexed by the next `longest` bits (the longest code's length), with `longest`.
+/// Each entry holds the symbol in the high bits and the code length in the low byte; 0 for bit
 /// patterns no code starts with.
-fn decoding_table(lengths: &[u32]) -> Vec<u32> {
-    let mut table = vec![0u32; 1 << MAX_CODE_LEN];
+fn decoding_table(lengths: &[u32]) -> (Vec<u32>, u32) {
+    let longest = lengths.iter().copied().max().unwrap_or(1);
+    let mut table = vec![0u32; 1 << longest];
     for (symbol, &(code, length)) in canonical_codes(lengths).iter().enumerate() {
         let entry = (symbol as u32) << 8 | length;
         let mut index = code as usize;
@@ -324,7 +327,7 @@ fn decoding_table(lengths: &[u32]) -> Vec<u32> {
             index += 1 << length;
         }
     }
-    table
+    (table, longest)
 }
 
 /// The 64 bits of `bytes` from byte `at`, zeros past the end.
@@ -375,7 +378,7 @@ pub(super) fn decode<W: Word>(
         .fold(0, u64::saturating_add);
     if kraft > 1 << MAX_CODE_LEN {
         return Err(corrupt(
-            "Huffman code lengths are not 1 to 12 bits or do not form a prefix code",
+            "Huffman code lengths are not 1 to 15 bits or do not form a prefix code",
         ));
     }
     budget.charge(symbols, W::BYTES)?;
@@ -383,14 +386,18 @@ pub(super) fn decode<W: Word>(
     budget.charge(escapes, W::BYTES)?;
     let escaped = decode_nested::<W>(reader.prefixed()?, escapes, budget, depth + 1)?;
     let codes = reader.rest();
-    let table = decoding_table(&lengths);
+    // The table is charged like decoded values, so that many small streams with long codes
+    // cannot make decoding allocate far more than the file's size.
+    budget.charge(1 << lengths.iter().copied().max().unwrap_or(1), 4)?;
+    let (table, longest) = decoding_table(&lengths);
+    let mask = (1u64 << longest) - 1;
 
     let mut out = Vec::with_capacity(count);
     let mut escaped = escaped.into_iter();
     let mut position = 0usize;
     for _ in 0..count {
         let window = bits_at(codes, position >> 3) >> (position & 7);
-        let entry = table[(window & ((1 << MAX_CODE_LEN) - 1)) as usize];
+        let entry = table[(window & mask) as usize];
         let length = entry & 0xff;
         if length == 0 {
             return Err(corrupt("a Huffman code that the lengths do not assign"));
@@ -644,8 +651,8 @@ mod tests {
             "Kraft sum above one"
         );
         assert!(
-            fails(&stream(2, &[1, 13], 0, &[0]), 2),
-            "a code longer than 12 bits"
+            fails(&stream(2, &[1, 16], 0, &[0]), 2),
+            "a code longer than 15 bits"
         );
         assert!(fails(&stream(2, &[1, 0], 0, &[0]), 2), "a code of no bits");
         assert!(
