@@ -86,6 +86,20 @@ fn main() {
         record.label = format!("Player Number {}", i * 7 % 23).into();
     }
     write(&dir, "people", &people);
+    // A walk whose steps are mostly a few sizes, with rare escapes: Huffman codes.
+    let steps: Vec<i32> = (0..500)
+        .map(|i: i32| match i * 7919 % 20 {
+            0..=9 => 1,
+            10..=14 => -3,
+            15..=18 => 250,
+            _ => i * 1013,
+        })
+        .scan(0, |position, step| {
+            *position += step;
+            Some(*position)
+        })
+        .collect();
+    write(&dir, "walk", &steps);
 
     let present = tree_buf_datasets::datasets_dir().is_some();
     if !present {

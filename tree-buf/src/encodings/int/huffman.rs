@@ -557,6 +557,23 @@ mod tests {
         );
     }
 
+    /// More repeated values than codes: the rarest repeated values are escaped too. As 33,334 is
+    /// 1 modulo 3, each residue below it falls on three positions of which exactly one is a
+    /// multiple of three, so 33,334 values occur twice: more than the 32,767 codes.
+    #[test]
+    fn more_repeated_values_than_codes_round_trip() {
+        let len = test_len(100_000);
+        let values: Vec<u64> = (0..len as u64)
+            .map(|i| if i % 3 == 0 { i % 7 } else { 1000 + i % 33_334 })
+            .collect();
+        let plan = Plan::of(&values).unwrap();
+        if len == 100_000 {
+            assert!(plan.values.len() == MAX_SYMBOLS && plan.escapes > 0);
+        }
+        let out = encoded(&values).unwrap();
+        assert_eq!(decoded::<u64>(&out, values.len()).unwrap(), values);
+    }
+
     #[test]
     fn values_that_never_repeat_get_no_codes() {
         let distinct: Vec<u64> = (0..1000).collect();
