@@ -132,8 +132,9 @@ impl<W: Word> Plan<W> {
         chain: Chain,
         out: &mut Vec<u8>,
     ) {
-        // Like a dictionary's, the table and the escaped values hardly repeat.
-        let chain = chain.with(Chain::DICTIONARY);
+        // Like a dictionary's, the table and the escaped values hardly repeat; nothing inside
+        // is Huffman-coded again, so that streams nest no deeper than decoders allow.
+        let chain = chain.with(Chain::DICTIONARY | Chain::HUFFMAN);
         let index = self.index();
         let escape = self.values.len() as u32;
         let codes = canonical_codes(&self.lengths);
@@ -413,6 +414,13 @@ pub(super) fn decode<W: Word>(
     budget.charge(escapes, W::BYTES)?;
     let escaped = decode_nested::<W>(reader.prefixed()?, escapes, budget, depth + 1)?;
     let codes = reader.rest();
+    // Every code takes at least a bit.
+    if count > codes.len().saturating_mul(8) {
+        return Err(truncated(format!(
+            "{} bytes of Huffman codes cannot hold {count} values",
+            codes.len()
+        )));
+    }
     // The table is charged like decoded values, so that many small streams with long codes
     // cannot make decoding allocate far more than the file's size.
     budget.charge(1 << lengths.iter().copied().max().unwrap_or(1), 4)?;
@@ -446,6 +454,11 @@ pub(super) fn decode<W: Word>(
         } else {
             corrupt("bytes left over after the Huffman codes")
         });
+    }
+    // The padding of the last byte is zeros, so that one set of values has one encoding.
+    let padding = codes.last().map_or(0, |&last| last >> (position % 8));
+    if position % 8 != 0 && padding != 0 {
+        return Err(corrupt("the padding after the Huffman codes is not zero"));
     }
     if escaped.next().is_some() {
         return Err(corrupt("escaped values left over after the Huffman codes"));
@@ -562,6 +575,7 @@ mod tests {
     /// multiple of three, so 33,334 values occur twice: more than the 32,767 codes.
     #[test]
     fn more_repeated_values_than_codes_round_trip() {
+        // (The escaped values repeat too, yet are not Huffman-coded again: see below.)
         let len = test_len(100_000);
         let values: Vec<u64> = (0..len as u64)
             .map(|i| if i % 3 == 0 { i % 7 } else { 1000 + i % 33_334 })
@@ -572,6 +586,8 @@ mod tests {
         }
         let out = encoded(&values).unwrap();
         assert_eq!(decoded::<u64>(&out, values.len()).unwrap(), values);
+        let description = describe(&out[1..]);
+        assert_eq!(description.matches("huffman").count(), 1, "{description}");
     }
 
     #[test]
@@ -738,8 +754,16 @@ mod tests {
             "codes past the last byte"
         );
         assert!(
+            fails(&stream(4, &[2; 4], 0, &[0]), 5),
+            "a code that runs past the last byte"
+        );
+        assert!(
             fails(&stream(2, &[1, 1], 0, &[0b10, 0]), 2),
             "a byte left over"
+        );
+        assert!(
+            fails(&stream(2, &[1, 1], 0, &[0b110]), 2),
+            "padding that is not zero"
         );
         assert!(
             fails(&stream(1, &[1, 1], 1, &[0b110]), 3),

@@ -31,6 +31,9 @@ impl Chain {
     pub(crate) const DELTA: u8 = 2;
     pub(crate) const RLE: u8 = 4;
     pub(crate) const DICTIONARY: u8 = 8;
+    /// Inside a Huffman stream: its tables and escaped values are not Huffman-coded again, which
+    /// bounds the nesting.
+    pub(crate) const HUFFMAN: u8 = 16;
 
     pub(crate) fn with(self, step: u8) -> Chain {
         Chain {
@@ -358,7 +361,7 @@ fn rank_by_compression<W: Word>(
 ) -> Option<Choice> {
     let trial_size = |choice: Option<Choice>| {
         let mut trial = Vec::new();
-        let choice = choice.unwrap_or_else(|| best_leaf(sample, settings).0);
+        let choice = choice.unwrap_or_else(|| best_leaf(sample, settings, chain).0);
         encode_as(sample, choice, settings, chain, &mut trial);
         zstd::compressed_size(&trial, level)
     };
@@ -391,7 +394,7 @@ fn count_distinct<W: Word>(values: &[W], limit: usize) -> Option<usize> {
 /// The leaf codec with the fewest bytes, and that size, computed exactly.
 /// Encodes `values` with the leaf codec that takes the fewest bytes.
 fn encode_best_leaf<W: Word>(values: &[W], settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
-    match best_leaf(values, settings) {
+    match best_leaf(values, settings, chain) {
         (_, _, Some(plan)) => plan.encode(values, settings, chain, out),
         (leaf, _, None) => encode_as(values, leaf, settings, chain, out),
     }
@@ -401,6 +404,7 @@ fn encode_best_leaf<W: Word>(values: &[W], settings: &Settings, chain: Chain, ou
 fn best_leaf<W: Word>(
     values: &[W],
     settings: &Settings,
+    chain: Chain,
 ) -> (Choice, usize, Option<huffman::Plan<W>>) {
     let profile = Profile::of(values);
     let mut best = (Choice::Fixed, profile.fixed_size());
@@ -431,7 +435,7 @@ fn best_leaf<W: Word>(
             keep_smaller(&mut best, Choice::Simple16, simple16::size(values));
         }
     }
-    if let Some(plan) = huffman::Plan::of(values) {
+    if let Some(plan) = huffman::Plan::of(values).filter(|_| !chain.has(Chain::HUFFMAN)) {
         let size = plan.estimate();
         if size < best.1 {
             return (Choice::Huffman, size, Some(plan));
