@@ -130,47 +130,26 @@ impl SchemaTree {
         // This node's children gather at the end of `pending` (the nodes below them have moved
         // theirs to `child_ids` by the time they return), then move to `child_ids` in one run.
         let first_pending = pending.len();
+        let mut child = |tree: &mut SchemaTree, reader: &mut ByteReader<'_>, segment| {
+            let child = tree.parse_node(reader, Some(id), segment, depth + 1, pending)?;
+            pending.push(child);
+            Ok::<(), DecodeError>(())
+        };
         match node_type {
-            NodeType::Option => {
-                let child = self.parse_node(reader, Some(id), Segment::Some, depth + 1, pending)?;
-                pending.push(child);
-            }
-            NodeType::Seq => {
-                let child =
-                    self.parse_node(reader, Some(id), Segment::Items, depth + 1, pending)?;
-                pending.push(child);
-            }
+            NodeType::Option => child(self, reader, Segment::Some)?,
+            NodeType::Seq => child(self, reader, Segment::Items)?,
             NodeType::Array => {
                 self.nodes[id as usize].array_len = reader.varint()?;
-                {
-                    let child =
-                        self.parse_node(reader, Some(id), Segment::Items, depth + 1, pending)?;
-                    pending.push(child);
-                };
+                child(self, reader, Segment::Items)?;
             }
             NodeType::Map => {
-                {
-                    let child =
-                        self.parse_node(reader, Some(id), Segment::Keys, depth + 1, pending)?;
-                    pending.push(child);
-                };
-                {
-                    let child =
-                        self.parse_node(reader, Some(id), Segment::Values, depth + 1, pending)?;
-                    pending.push(child);
-                };
+                child(self, reader, Segment::Keys)?;
+                child(self, reader, Segment::Values)?;
             }
             NodeType::Tuple => {
                 let len = reader.count(1)?;
                 for index in 0..len {
-                    let child = self.parse_node(
-                        reader,
-                        Some(id),
-                        Segment::Index(index),
-                        depth + 1,
-                        pending,
-                    )?;
-                    pending.push(child);
+                    child(self, reader, Segment::Index(index))?;
                 }
             }
             NodeType::Struct | NodeType::Enum | NodeType::Union => {
@@ -187,8 +166,7 @@ impl SchemaTree {
                     } else {
                         Segment::Variant(name)
                     };
-                    let child = self.parse_node(reader, Some(id), segment, depth + 1, pending)?;
-                    pending.push(child);
+                    child(self, reader, segment)?;
                 }
             }
             _ => {}
