@@ -21,8 +21,8 @@
 //! ```
 
 use super::budget::Budget;
-use super::bytes::{write_prefixed, write_varint, ByteReader};
-use super::int::select::{encode_nested, Chain};
+use super::bytes::{write_varint, ByteReader};
+use super::int::select::{encode_nested, encode_nested_prefixed, Chain};
 use super::int::transform;
 use super::int::{self, Word};
 use super::{zstd, Settings};
@@ -187,9 +187,7 @@ fn encode_as<W: FloatWord>(values: &[W], choice: Choice, settings: &Settings, ou
             }
             out.push(DECIMAL);
             out.push(digits);
-            let mut nested = Vec::new();
-            encode_nested(&ints, settings, Chain::default(), &mut nested);
-            write_prefixed(out, &nested);
+            encode_nested_prefixed(&ints, settings, Chain::default(), out);
             encode_nested(&residuals, settings, Chain::default(), out);
         }
         Choice::Lossy(exponent) => {
@@ -215,13 +213,9 @@ fn encode_as<W: FloatWord>(values: &[W], choice: Choice, settings: &Settings, ou
             }
             out.push(LOSSY);
             out.push(exponent as u8);
-            let mut nested = Vec::new();
-            encode_nested(&ints, settings, Chain::default(), &mut nested);
-            write_prefixed(out, &nested);
+            encode_nested_prefixed(&ints, settings, Chain::default(), out);
             write_varint(out, positions.len() as u64);
-            let mut nested = Vec::new();
-            encode_nested(&positions, settings, Chain::default(), &mut nested);
-            write_prefixed(out, &nested);
+            encode_nested_prefixed(&positions, settings, Chain::default(), out);
             encode_nested(&exact, settings, Chain::default(), out);
         }
     }
@@ -349,6 +343,7 @@ pub(crate) fn describe(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encodings::bytes::write_prefixed;
     use crate::encodings::test_len;
 
     fn round_trip_f64(values: &[f64], settings: &Settings) -> usize {

@@ -27,7 +27,7 @@ use std::ops::Range;
 
 use super::budget::Budget;
 use super::bytes::{write_prefixed, write_varint, ByteReader};
-use super::int::select::{encode_nested, Chain};
+use super::int::select::{encode_nested, encode_nested_prefixed, Chain};
 use super::int::{self, MAX_CASCADE};
 use super::{zstd, Settings};
 use crate::error::{corrupt, DecodeError};
@@ -77,9 +77,7 @@ pub(crate) fn encode(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>)
 fn encode_plain(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {
     out.push(PLAIN);
     let lengths: Vec<u64> = column.spans.iter().map(|span| span.len() as u64).collect();
-    let mut nested = Vec::new();
-    encode_nested(&lengths, settings, Chain::default(), &mut nested);
-    write_prefixed(out, &nested);
+    encode_nested_prefixed(&lengths, settings, Chain::default(), out);
     for value in column.iter() {
         out.extend_from_slice(value.as_bytes());
     }
@@ -211,9 +209,7 @@ pub(crate) fn encode_keyed(
         for &at in &positions {
             exceptions.push(column.get(at as usize));
         }
-        nested.clear();
-        encode_nested(&positions, settings, Chain::default(), &mut nested);
-        write_prefixed(&mut out, &nested);
+        encode_nested_prefixed(&positions, settings, Chain::default(), &mut out);
         encode(&exceptions, settings, &mut out);
     }
     (out.len() < own_size).then_some(out)

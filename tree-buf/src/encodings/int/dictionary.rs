@@ -11,10 +11,10 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::select::{encode_nested, Chain};
+use super::select::{encode_nested, encode_nested_prefixed, Chain};
 use super::{decode_nested, describe as describe_stream, Word, DICTIONARY, GROUP_DICTIONARY};
 use crate::encodings::budget::Budget;
-use crate::encodings::bytes::{write_prefixed, write_varint, ByteReader};
+use crate::encodings::bytes::{write_varint, ByteReader};
 use crate::encodings::Settings;
 use crate::error::{corrupt, DecodeError};
 
@@ -26,9 +26,7 @@ fn write_parts<W: Word>(
     out: &mut Vec<u8>,
 ) {
     let chain = chain.with(Chain::DICTIONARY);
-    let mut nested = Vec::new();
-    encode_nested(values, settings, chain, &mut nested);
-    write_prefixed(out, &nested);
+    encode_nested_prefixed(values, settings, chain, out);
     encode_nested(indices, settings, chain, out);
 }
 
@@ -178,6 +176,7 @@ pub(super) fn describe_groups(body: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encodings::bytes::write_prefixed;
 
     #[test]
     fn round_trips_plain_and_grouped() {

@@ -22,10 +22,10 @@
 
 use rustc_hash::FxHashMap;
 
-use super::select::{encode_nested, Chain};
+use super::select::{encode_nested_prefixed, Chain};
 use super::{bit_width, decode_nested, describe as describe_stream, Word, HUFFMAN};
 use crate::encodings::budget::Budget;
-use crate::encodings::bytes::{write_prefixed, write_varint, ByteReader};
+use crate::encodings::bytes::{write_varint, ByteReader};
 use crate::encodings::Settings;
 use crate::error::{corrupt, truncated, DecodeError};
 
@@ -151,16 +151,10 @@ impl<W: Word> Plan<W> {
         out.push(HUFFMAN);
         write_varint(out, self.values.len() as u64);
         let lengths: Vec<u8> = self.lengths.iter().map(|&l| l as u8).collect();
-        let mut nested = Vec::new();
-        encode_nested(&lengths, settings, chain, &mut nested);
-        write_prefixed(out, &nested);
-        nested.clear();
-        encode_nested(&self.values, settings, chain, &mut nested);
-        write_prefixed(out, &nested);
+        encode_nested_prefixed(&lengths, settings, chain, out);
+        encode_nested_prefixed(&self.values, settings, chain, out);
         write_varint(out, escaped.len() as u64);
-        nested.clear();
-        encode_nested(&escaped, settings, chain, &mut nested);
-        write_prefixed(out, &nested);
+        encode_nested_prefixed(&escaped, settings, chain, out);
         out.extend_from_slice(&bits.finish());
     }
 }
@@ -341,11 +335,10 @@ impl BitWriter {
     }
 }
 
-/// A table indexed by the next `longest` bits (the longest code's length), with `longest`.
-/// Each entry holds the symbol in the high bits and the code length in the low byte; 0 for bit
+/// A table indexed by the next `longest` bits (`longest` being the longest code's length). Each
+/// entry holds the symbol in the high bits and the code length in the low byte; 0 for bit
 /// patterns no code starts with.
-fn decoding_table(lengths: &[u32]) -> (Vec<u32>, u32) {
-    let longest = lengths.iter().copied().max().unwrap_or(1);
+fn decoding_table(lengths: &[u32], longest: u32) -> Vec<u32> {
     let mut table = vec![0u32; 1 << longest];
     for (symbol, &(code, length)) in canonical_codes(lengths).iter().enumerate() {
         let entry = (symbol as u32) << 8 | length;
@@ -355,7 +348,7 @@ fn decoding_table(lengths: &[u32]) -> (Vec<u32>, u32) {
             index += 1 << length;
         }
     }
-    (table, longest)
+    table
 }
 
 /// The 64 bits of `bytes` from byte `at`, zeros past the end.
@@ -423,8 +416,9 @@ pub(super) fn decode<W: Word>(
     }
     // The table is charged like decoded values, so that many small streams with long codes
     // cannot make decoding allocate far more than the file's size.
-    budget.charge(1 << lengths.iter().copied().max().unwrap_or(1), 4)?;
-    let (table, longest) = decoding_table(&lengths);
+    let longest = lengths.iter().copied().max().unwrap_or(1);
+    budget.charge(1 << longest, 4)?;
+    let table = decoding_table(&lengths, longest);
     let mask = (1u64 << longest) - 1;
 
     let mut out = Vec::with_capacity(count);

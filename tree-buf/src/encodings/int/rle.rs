@@ -6,10 +6,10 @@
 //!   values:  `runs` words, the value of each run
 //! ```
 
-use super::select::{encode_nested, Chain};
+use super::select::{encode_nested, encode_nested_prefixed, Chain};
 use super::{decode_nested, describe as describe_stream, Word, RLE};
 use crate::encodings::budget::Budget;
-use crate::encodings::bytes::{write_prefixed, write_varint, ByteReader};
+use crate::encodings::bytes::{write_varint, ByteReader};
 use crate::encodings::Settings;
 use crate::error::{corrupt, DecodeError};
 
@@ -29,9 +29,7 @@ pub(super) fn encode<W: Word>(values: &[W], settings: &Settings, chain: Chain, o
     out.push(RLE);
     write_varint(out, run_values.len() as u64);
     let chain = chain.with(Chain::RLE);
-    let mut nested = Vec::new();
-    encode_nested(&lengths, settings, chain, &mut nested);
-    write_prefixed(out, &nested);
+    encode_nested_prefixed(&lengths, settings, chain, out);
     encode_nested(&run_values, settings, chain, out);
 }
 
@@ -84,6 +82,7 @@ pub(super) fn describe(body: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encodings::bytes::write_prefixed;
     use crate::encodings::test_len;
 
     fn round_trip(values: &[u32]) {

@@ -17,6 +17,7 @@ use super::transform::zigzag;
 use super::{
     bit_width, bitpack, dictionary, fixed, huffman, rle, simple16, transform, varint, Word,
 };
+use crate::encodings::bytes::write_prefixed;
 use crate::encodings::{zstd, Settings};
 
 /// The transforms a cascade has applied so far, and how deep it is.
@@ -58,7 +59,6 @@ enum Choice {
     Rle,
     Dictionary,
     Groups(usize),
-    Huffman,
 }
 
 /// Columns are profiled on this many windows of neighbours, each of this many values, when
@@ -219,6 +219,19 @@ fn encode_top<W: Word>(values: &[W], group: Option<usize>, settings: &Settings, 
     });
 }
 
+/// Encodes a stream nested in another encoding, behind its byte length (`prefixed` in the
+/// grammars).
+pub(crate) fn encode_nested_prefixed<W: Word>(
+    values: &[W],
+    settings: &Settings,
+    chain: Chain,
+    out: &mut Vec<u8>,
+) {
+    let mut nested = Vec::new();
+    encode_nested(values, settings, chain, &mut nested);
+    write_prefixed(out, &nested);
+}
+
 /// Encodes a stream nested in another encoding.
 pub(crate) fn encode_nested<W: Word>(
     values: &[W],
@@ -361,8 +374,10 @@ fn rank_by_compression<W: Word>(
 ) -> Option<Choice> {
     let trial_size = |choice: Option<Choice>| {
         let mut trial = Vec::new();
-        let choice = choice.unwrap_or_else(|| best_leaf(sample, settings, chain).0);
-        encode_as(sample, choice, settings, chain, &mut trial);
+        match choice {
+            Some(choice) => encode_as(sample, choice, settings, chain, &mut trial),
+            None => encode_best_leaf(sample, settings, chain, &mut trial),
+        }
         zstd::compressed_size(&trial, level)
     };
     let mut best = (None, trial_size(None));
@@ -391,27 +406,29 @@ fn count_distinct<W: Word>(values: &[W], limit: usize) -> Option<usize> {
     Some(seen.len())
 }
 
-/// The leaf codec with the fewest bytes, and that size, computed exactly.
+/// A leaf codec: one that sizes itself from a profile, or Huffman codes already planned.
+enum Leaf<W> {
+    Codec(Choice),
+    Huffman(huffman::Plan<W>),
+}
+
 /// Encodes `values` with the leaf codec that takes the fewest bytes.
 fn encode_best_leaf<W: Word>(values: &[W], settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
     match best_leaf(values, settings, chain) {
-        (_, _, Some(plan)) => plan.encode(values, settings, chain, out),
-        (leaf, _, None) => encode_as(values, leaf, settings, chain, out),
+        Leaf::Codec(choice) => encode_as(values, choice, settings, chain, out),
+        Leaf::Huffman(plan) => plan.encode(values, settings, chain, out),
     }
 }
 
-/// The leaf codec that takes the fewest bytes, its size, and its Huffman codes if it is Huffman.
-fn best_leaf<W: Word>(
-    values: &[W],
-    settings: &Settings,
-    chain: Chain,
-) -> (Choice, usize, Option<huffman::Plan<W>>) {
+/// The leaf codec with the fewest bytes, sized exactly (Huffman's tables and escapes as
+/// varints).
+fn best_leaf<W: Word>(values: &[W], settings: &Settings, chain: Chain) -> Leaf<W> {
     let profile = Profile::of(values);
     let mut best = (Choice::Fixed, profile.fixed_size());
     if settings.byte_aligned {
         // For a zstd stage: it finds repeats in aligned fixed-width values far better than in
         // varints, so the size before it is no guide.
-        return (best.0, best.1, None);
+        return Leaf::Codec(best.0);
     }
     let keep_smaller = |best: &mut (Choice, usize), choice, size: usize| {
         if size < best.1 {
@@ -435,13 +452,10 @@ fn best_leaf<W: Word>(
             keep_smaller(&mut best, Choice::Simple16, simple16::size(values));
         }
     }
-    if let Some(plan) = huffman::Plan::of(values).filter(|_| !chain.has(Chain::HUFFMAN)) {
-        let size = plan.estimate();
-        if size < best.1 {
-            return (Choice::Huffman, size, Some(plan));
-        }
+    match huffman::Plan::of(values).filter(|_| !chain.has(Chain::HUFFMAN)) {
+        Some(plan) if plan.estimate() < best.1 => Leaf::Huffman(plan),
+        _ => Leaf::Codec(best.0),
     }
-    (best.0, best.1, None)
 }
 
 fn encode_as<W: Word>(
@@ -487,10 +501,6 @@ fn encode_as<W: Word>(
                 encode_nested(values, settings, chain, out);
             }
         }
-        Choice::Huffman => match huffman::Plan::of(values) {
-            Some(plan) => plan.encode(values, settings, chain, out),
-            None => varint::encode(values, out),
-        },
     }
 }
 
