@@ -1,21 +1,16 @@
 //! Every dataset loads, has the documented record count, round-trips through tree-buf and through
 //! JSON, reads as a `Value`, and has a size breakdown that adds up to its file; so does the
 //! look-alike data of every generator.
+//!
+//! The tests on the real files are named `real_*`; without the datasets they are listed as
+//! ignored, with the reason (see `build.rs`), and CI, which has them, counts that they ran.
 
 use std::fmt::Debug;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tree_buf::{Decode, Encode};
-use tree_buf_datasets::{baseball, datasets_dir, geojson, graphql, retrosheet, stocks};
-
-fn present() -> bool {
-    if datasets_dir().is_none() {
-        eprintln!("skipping: ../shared/datasets not found (set TREE_BUF_DATASETS)");
-        return false;
-    }
-    true
-}
+use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
 /// Round-trips through tree-buf and serde_json, and reports the tree-buf size.
 #[track_caller]
@@ -48,11 +43,16 @@ fn round_trips<T: Encode + Decode + Serialize + DeserializeOwned + PartialEq + D
 }
 
 #[test]
-fn graphql_response() {
+fn generated_graphql_response() {
     round_trips("generated GraphQL", &graphql::generate(500, 1));
-    if !present() {
-        return;
-    }
+}
+
+#[test]
+#[cfg_attr(
+    datasets_missing,
+    ignore = "needs ../shared/datasets or $TREE_BUF_DATASETS"
+)]
+fn real_graphql_response() {
     let response = graphql::load().unwrap();
     assert_eq!(response.data.orders.len(), 1000);
     round_trips("GraphQL", &response);
@@ -66,11 +66,16 @@ fn graphql_response() {
 }
 
 #[test]
-fn geojson_countries() {
+fn generated_geojson_countries() {
     round_trips("generated GeoJSON", &geojson::generate(20, 100, 2));
-    if !present() {
-        return;
-    }
+}
+
+#[test]
+#[cfg_attr(
+    datasets_missing,
+    ignore = "needs ../shared/datasets or $TREE_BUF_DATASETS"
+)]
+fn real_geojson_countries() {
     let countries = geojson::load().unwrap();
     assert_eq!(countries.features.len(), 250);
     let points: usize = countries
@@ -88,11 +93,16 @@ fn geojson_countries() {
 }
 
 #[test]
-fn baseball_databank() {
+fn generated_baseball_databank() {
     round_trips("generated Baseball Databank", &baseball::generate(300, 3));
-    if !present() {
-        return;
-    }
+}
+
+#[test]
+#[cfg_attr(
+    datasets_missing,
+    ignore = "needs ../shared/datasets or $TREE_BUF_DATASETS"
+)]
+fn real_baseball_databank() {
     let databank = baseball::load().unwrap();
     assert_eq!(databank.batting.len(), 108_789);
     assert_eq!(databank.pitching.len(), 48_399);
@@ -103,11 +113,16 @@ fn baseball_databank() {
 }
 
 #[test]
-fn retrosheet_game_logs() {
+fn generated_retrosheet_game_logs() {
     round_trips("generated Retrosheet", &retrosheet::generate(500, 4));
-    if !present() {
-        return;
-    }
+}
+
+#[test]
+#[cfg_attr(
+    datasets_missing,
+    ignore = "needs ../shared/datasets or $TREE_BUF_DATASETS"
+)]
+fn real_retrosheet_game_logs() {
     // Every field survives the nested model, for the oldest, a middle and the newest season.
     for season in [1871, 1950, 2018] {
         let bytes = tree_buf_datasets::read(&format!("retrosheet/GL{season}.TXT.zst")).unwrap();
@@ -133,11 +148,16 @@ fn retrosheet_game_logs() {
 }
 
 #[test]
-fn stock_prices() {
+fn generated_stock_prices() {
     round_trips("generated stocks", &stocks::generate(252, 5));
-    if !present() {
-        return;
-    }
+}
+
+#[test]
+#[cfg_attr(
+    datasets_missing,
+    ignore = "needs ../shared/datasets or $TREE_BUF_DATASETS"
+)]
+fn real_stock_prices() {
     let days = stocks::load().unwrap();
     assert_eq!(days.len(), 252);
     assert_eq!(days[0].open, 102.610001);

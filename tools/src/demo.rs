@@ -1,5 +1,5 @@
-//! `demo`: encodes the real datasets (or generated data when they are absent) and compares
-//! tree-buf with JSON and MessagePack.
+//! `demo`: encodes the real datasets (or generated data when they are absent), decodes every file
+//! to check that it gives back what was encoded, and compares tree-buf with JSON and MessagePack.
 
 use std::env;
 use std::io::{self, Write};
@@ -11,18 +11,17 @@ use tree_buf::{EncodeOptions, Value};
 use crate::convert::{csv_rows, parse_json};
 use crate::CliError;
 
-/// The shared datasets folder: `$TREE_BUF_DATASETS`, else `../shared/datasets` from the current
-/// folder or from the workspace this program was built in.
-pub fn datasets_dir() -> Option<PathBuf> {
-    if let Some(dir) = env::var_os("TREE_BUF_DATASETS") {
-        return Some(PathBuf::from(dir)).filter(|d| d.is_dir());
+/// The shared datasets folder: `$TREE_BUF_DATASETS` (an error if it is not a folder), else
+/// `../shared/datasets` from the current folder if it is there.
+fn datasets_dir() -> Result<Option<PathBuf>, CliError> {
+    match env::var_os("TREE_BUF_DATASETS").map(PathBuf::from) {
+        Some(dir) if dir.is_dir() => Ok(Some(dir)),
+        Some(dir) => Err(CliError::new(format!(
+            "TREE_BUF_DATASETS is {}, which is not a folder",
+            dir.display()
+        ))),
+        None => Ok(Some(PathBuf::from("../shared/datasets")).filter(|d| d.is_dir())),
     }
-    [
-        PathBuf::from("../shared/datasets"),
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/datasets"),
-    ]
-    .into_iter()
-    .find(|d| d.is_dir())
 }
 
 struct Measured {
@@ -30,7 +29,8 @@ struct Measured {
     json_bytes: usize,
     msgpack_bytes: usize,
     tree_buf: Vec<u8>,
-    seconds: f64,
+    encode_seconds: f64,
+    decode_seconds: f64,
 }
 
 /// Counts the bytes written to it.
@@ -47,11 +47,21 @@ impl Write for Count {
     }
 }
 
+/// Encodes `value`, and decodes the file to check that it gives `value` back.
 fn measure(name: &str, value: Value) -> Result<Measured, CliError> {
     let start = Instant::now();
     let tree_buf = tree_buf::encode_with_options(&value, &EncodeOptions::default())
         .map_err(|e| CliError::new(format!("{name}: {e}")))?;
-    let seconds = start.elapsed().as_secs_f64();
+    let encode_seconds = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let back: Value =
+        tree_buf::decode(&tree_buf).map_err(|e| CliError::new(format!("{name}: {e}")))?;
+    let decode_seconds = start.elapsed().as_secs_f64();
+    if back != value {
+        return Err(CliError::new(format!(
+            "{name}: the file does not decode to the value encoded"
+        )));
+    }
     let mut json = Count(0);
     serde_json::to_writer(&mut json, &value).map_err(|e| CliError::new(e.to_string()))?;
     let mut msgpack = Count(0);
@@ -61,7 +71,8 @@ fn measure(name: &str, value: Value) -> Result<Measured, CliError> {
         json_bytes: json.0,
         msgpack_bytes: msgpack.0,
         tree_buf,
-        seconds,
+        encode_seconds,
+        decode_seconds,
     })
 }
 
@@ -161,31 +172,42 @@ fn generated() -> Result<Vec<Measured>, CliError> {
     )?])
 }
 
-pub fn demo() -> Result<(), CliError> {
-    let datasets = match datasets_dir() {
+/// Runs the demo on the datasets, or on generated data if `generated` or if they are not found.
+pub fn demo(generated: bool) -> Result<(), CliError> {
+    let dir = if generated { None } else { datasets_dir()? };
+    let datasets = match dir {
         Some(dir) => {
             println!("Encoding the datasets in {}", dir.display());
             real(&dir)?
         }
+        None if generated => {
+            println!("Encoding generated data");
+            self::generated()?
+        }
         None => {
             println!("../shared/datasets not found (set TREE_BUF_DATASETS to use it); encoding generated data");
-            generated()?
+            self::generated()?
         }
     };
     println!();
-    println!("| dataset | JSON | MessagePack | tree-buf | tree-buf vs JSON | encode |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("| dataset | JSON | MessagePack | tree-buf | tree-buf vs JSON | encode | decode |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for set in &datasets {
         println!(
-            "| {} | {} | {} | {} | {:.1}% | {:.2} s |",
+            "| {} | {} | {} | {} | {:.1}% | {:.3} s | {:.3} s |",
             set.name,
             set.json_bytes,
             set.msgpack_bytes,
             set.tree_buf.len(),
             100.0 * set.tree_buf.len() as f64 / set.json_bytes as f64,
-            set.seconds
+            set.encode_seconds,
+            set.decode_seconds
         );
     }
+    println!(
+        "\nEvery file decoded to the value it was encoded from ({} checked).",
+        datasets.len()
+    );
     if let Some(largest) = datasets.iter().max_by_key(|s| s.tree_buf.len()) {
         let breakdown = tree_buf::size_breakdown(&largest.tree_buf)
             .map_err(|e| CliError::new(e.to_string()))?;

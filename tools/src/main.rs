@@ -101,8 +101,13 @@ enum Command {
         #[arg(long, value_name = "BYTES", default_value_t = 8 << 30)]
         max_decoded_bytes: u64,
     },
-    /// Encodes the real datasets (or generated data) and compares sizes with JSON and MessagePack.
-    Demo,
+    /// Encodes the real datasets (or generated data), decodes every file to check it, and compares
+    /// sizes with JSON and MessagePack.
+    Demo {
+        /// Encode generated data even where the datasets are found.
+        #[arg(long)]
+        generated: bool,
+    },
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -144,7 +149,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             pretty,
             DecodeOptions::default().max_decoded_bytes(max_decoded_bytes),
         ),
-        Command::Demo => demo::demo(),
+        Command::Demo { generated } => demo::demo(generated),
     }
 }
 

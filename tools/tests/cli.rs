@@ -1,4 +1,7 @@
 //! Runs the built `tree-buf` program on the real datasets and on bad input, as a user would.
+//!
+//! The tests on the real files are named `real_*`; without the datasets they are listed as
+//! ignored, with the reason (see `build.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -58,16 +61,9 @@ fn fails(args: &[&str], needle: &str) {
     assert!(!error.contains("panicked"), "{error}");
 }
 
-fn datasets() -> Option<PathBuf> {
-    let dir = std::env::var_os("TREE_BUF_DATASETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/datasets"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: ../shared/datasets not found (set TREE_BUF_DATASETS)");
-        None
-    }
+/// The datasets folder; the tests that call this are ignored where it is missing.
+fn datasets() -> PathBuf {
+    tree_buf_datasets::datasets_dir().expect("../shared/datasets or $TREE_BUF_DATASETS")
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -91,8 +87,12 @@ fn json_of(file: &Path) -> serde_json::Value {
 }
 
 #[test]
-fn json_files_round_trip_through_tree_buf() {
-    let Some(dir) = datasets() else { return };
+#[cfg_attr(
+    datasets_missing,
+    ignore = "needs ../shared/datasets or $TREE_BUF_DATASETS"
+)]
+fn real_json_files_round_trip_through_tree_buf() {
+    let dir = datasets();
     for (input, name) in [
         ("graphql/decentraland_response.json.zst", "graphql.tb"),
         ("geojson/countries.geojson.zst", "geo.tb"),
@@ -112,8 +112,12 @@ fn json_files_round_trip_through_tree_buf() {
 }
 
 #[test]
-fn paths_export_and_inspection() {
-    let Some(dir) = datasets() else { return };
+#[cfg_attr(
+    datasets_missing,
+    ignore = "needs ../shared/datasets or $TREE_BUF_DATASETS"
+)]
+fn real_paths_export_and_inspection() {
+    let dir = datasets();
     let output = scratch("countries.tb");
     succeeds(&[
         "from-json",
@@ -176,8 +180,12 @@ fn paths_export_and_inspection() {
 }
 
 #[test]
-fn csv_files_convert_with_inferred_types() {
-    let Some(dir) = datasets() else { return };
+#[cfg_attr(
+    datasets_missing,
+    ignore = "needs ../shared/datasets or $TREE_BUF_DATASETS"
+)]
+fn real_csv_files_convert_with_inferred_types() {
+    let dir = datasets();
     let stocks = scratch("aapl.tb");
     succeeds(&[
         "from-csv",
@@ -233,6 +241,40 @@ fn csv_files_convert_with_inferred_types() {
     ])))
     .unwrap();
     assert_eq!(first["[].column_1"].as_array().unwrap().len(), 2431);
+}
+
+#[test]
+fn demo_checks_its_round_trips_on_generated_data() {
+    let output = stdout(&succeeds(&["demo", "--generated"]));
+    assert!(output.starts_with("Encoding generated data"), "{output}");
+    let row = (output.lines())
+        .find(|line| line.starts_with("| Generated weather readings |"))
+        .unwrap_or_else(|| panic!("no row for the generated data in {output}"));
+    // JSON, MessagePack and tree-buf bytes, in that order: tree-buf is the smallest.
+    let sizes: Vec<usize> = (row.split('|').skip(2).take(3))
+        .map(|cell| cell.trim().parse().unwrap())
+        .collect();
+    assert!(sizes[2] < sizes[1] && sizes[1] < sizes[0], "{row}");
+    assert!(
+        output.contains("Every file decoded to the value it was encoded from (1 checked)"),
+        "{output}"
+    );
+    assert!(output.contains("Where the bytes of"), "{output}");
+}
+
+#[test]
+fn demo_names_a_datasets_folder_that_is_not_there() {
+    let output = Command::new(env!("CARGO_BIN_EXE_tree-buf"))
+        .arg("demo")
+        .env("TREE_BUF_DATASETS", "no/such/folder")
+        .output()
+        .expect("the tree-buf binary runs");
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("no/such/folder"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]

@@ -7,14 +7,15 @@
 //! Each case is a name, a value built deterministically in code and the options it was encoded
 //! with, and the version folder its file is in. `golden_files_decode_to_their_values` decodes
 //! `<version>/<name>.tb` as the case's Rust type and
-//! compares it with the value. `golden_files_survive_every_truncation_and_bit_flip` feeds every
-//! file, truncated and with bits flipped, to the decoders.
+//! compares it with the value. `golden_files_survive_every_truncation_and_sampled_bit_flips`
+//! feeds every file, truncated at every length and with bits flipped, to the decoders.
 //!
-//! Writing them: `TREE_BUF_WRITE_GOLDEN=1 cargo test -p tree-buf --test golden` (re)writes every
-//! file instead of comparing; `TREE_BUF_WRITE_GOLDEN=name,name` writes only the named cases. Only
-//! write a file for a new case, or when the value of a case had to change (the dataset cases are
-//! built by `tree_buf_datasets`' generators over `rand`'s `StdRng`: a change there changes them).
-//! Never rewrite a file because the current writer produces other bytes:
+//! Writing them is a separate, ignored test, never a mode of the checks:
+//! `cargo test -p tree-buf --test golden -- --ignored write_golden_files` writes the file of every
+//! case that has none, and leaves the others alone. `TREE_BUF_GOLDEN_REWRITE=name,name` also
+//! rewrites the named cases' files: only when the value of a case had to change (the dataset cases
+//! are built by `tree_buf_datasets`' generators over `rand`'s `StdRng`: a change there changes
+//! them). Never rewrite a file because the current writer produces other bytes:
 //!
 //! - The writer may choose other cascades within the v1 grammar of `docs/FORMAT.md` (a better
 //!   dictionary, another transform) without a version bump: any v1 reader reads them, and the old
@@ -45,17 +46,6 @@ fn golden_dir(version: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(version)
-}
-
-/// The cases to write, from `TREE_BUF_WRITE_GOLDEN`: `None` to compare instead.
-fn cases_to_write() -> Option<Vec<String>> {
-    let names = std::env::var("TREE_BUF_WRITE_GOLDEN").ok()?;
-    Some(
-        names
-            .split(',')
-            .map(|name| name.trim().to_owned())
-            .collect(),
-    )
 }
 
 /// One golden file.
@@ -897,16 +887,21 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// Writes the golden files `TREE_BUF_WRITE_GOLDEN` names, and prints what each holds.
-fn write_golden_files(names: &[String]) {
+/// Writes the file of every case that has none, and rewrites those `TREE_BUF_GOLDEN_REWRITE`
+/// names; prints what each holds.
+#[test]
+#[ignore = "writes golden files: cargo test -p tree-buf --test golden -- --ignored write_golden_files"]
+fn write_golden_files() {
+    let rewrite = std::env::var("TREE_BUF_GOLDEN_REWRITE").unwrap_or_default();
+    let rewrite: Vec<&str> = rewrite.split(',').map(str::trim).collect();
     for case in cases() {
-        if !names.iter().any(|name| name == "1" || name == case.name) {
+        let dir = golden_dir(case.version);
+        let path = dir.join(format!("{}.tb", case.name));
+        if path.exists() && !rewrite.contains(&case.name) {
             continue;
         }
         let bytes = (case.encode)();
-        let dir = golden_dir(case.version);
         std::fs::create_dir_all(&dir).expect("create the golden directory");
-        let path = dir.join(format!("{}.tb", case.name));
         std::fs::write(&path, &bytes).expect("write a golden file");
         let breakdown = size_breakdown(&bytes).expect("a fresh file has a breakdown");
         let mut encodings: Vec<&str> = (breakdown.branches.iter())
@@ -915,7 +910,7 @@ fn write_golden_files(names: &[String]) {
             .collect();
         encodings.sort_unstable();
         encodings.dedup();
-        eprintln!(
+        println!(
             "wrote {} ({} bytes): {}",
             path.display(),
             bytes.len(),
@@ -926,11 +921,11 @@ fn write_golden_files(names: &[String]) {
 
 /// The bytes of a golden file, or a message saying how to create it.
 fn read_golden(case: &Case) -> Result<Vec<u8>, String> {
-    let name = case.name;
-    let path = golden_dir(case.version).join(format!("{name}.tb"));
+    let path = golden_dir(case.version).join(format!("{}.tb", case.name));
     std::fs::read(&path).map_err(|e| {
         format!(
-            "{}: {e}; create it with `TREE_BUF_WRITE_GOLDEN={name} cargo test -p tree-buf --test golden`",
+            "{}: {e}; create it with `cargo test -p tree-buf --test golden -- --ignored \
+             write_golden_files`",
             path.display()
         )
     })
@@ -938,10 +933,6 @@ fn read_golden(case: &Case) -> Result<Vec<u8>, String> {
 
 #[test]
 fn golden_files_decode_to_their_values() {
-    if let Some(names) = cases_to_write() {
-        write_golden_files(&names);
-        return;
-    }
     let cases = cases();
     let mut failures = Vec::new();
     for case in &cases {
@@ -1071,11 +1062,7 @@ fn corrupt_golden_file(case: &Case) -> Vec<String> {
 }
 
 #[test]
-fn golden_files_survive_every_truncation_and_bit_flip() {
-    if cases_to_write().is_some() {
-        eprintln!("writing golden files: not reading them");
-        return;
-    }
+fn golden_files_survive_every_truncation_and_sampled_bit_flips() {
     // The files are shared out among threads, each taking the next one not yet taken; every
     // thread builds its own cases, as their values need not be `Send`.
     let next = AtomicUsize::new(0);

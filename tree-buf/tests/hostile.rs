@@ -6,7 +6,7 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use tree_buf::{
-    decode, decode_with_options, encode, Decode, DecodeErrorKind, DecodeOptions, Value,
+    decode, decode_with_options, encode, Decode, DecodeError, DecodeErrorKind, DecodeOptions, Value,
 };
 
 /// Counts the heap bytes each thread holds and their peak, so that a test can measure what
@@ -113,15 +113,22 @@ fn samples() -> Vec<Vec<u8>> {
     ]
 }
 
-/// Decodes `bytes` as several types; a panic fails the test, an error or a value is fine.
-fn decode_everything(bytes: &[u8], options: &DecodeOptions) -> bool {
-    let rich = decode_with_options::<Rich>(bytes, options).is_ok();
-    let _ = decode_with_options::<Vec<u32>>(bytes, options);
-    let _ = decode_with_options::<Vec<Vec<String>>>(bytes, options);
-    let _ = decode_with_options::<u8>(bytes, options);
-    let _ = decode_with_options::<Vec<Option<(u8, String)>>>(bytes, options);
-    let _ = decode_with_options::<Value>(bytes, options);
-    rich
+/// Decodes `bytes` as several types and as a `Value`; a panic fails the test. Returns what each
+/// decode gave: nothing, or the kind of its error.
+fn decode_everything(bytes: &[u8], options: &DecodeOptions) -> Vec<Result<(), DecodeErrorKind>> {
+    fn outcome<T>(result: Result<T, DecodeError>) -> Result<(), DecodeErrorKind> {
+        result.map(drop).map_err(|e| e.kind())
+    }
+    vec![
+        outcome(decode_with_options::<Rich>(bytes, options)),
+        outcome(decode_with_options::<Vec<u32>>(bytes, options)),
+        outcome(decode_with_options::<Vec<Vec<String>>>(bytes, options)),
+        outcome(decode_with_options::<u8>(bytes, options)),
+        outcome(decode_with_options::<Vec<Option<(u8, String)>>>(
+            bytes, options,
+        )),
+        outcome(decode_with_options::<Value>(bytes, options)),
+    ]
 }
 
 /// `bytes` with bit `bit` flipped.
@@ -207,12 +214,27 @@ fn random_bit_flips_never_panic() {
 #[test]
 fn random_bytes_are_errors() {
     let mut rng = XorShift(12345);
+    let unchecked = DecodeOptions::default().verify_checksums(false);
     for len in 0..200 {
         let mut bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-        decode_everything(&bytes, &DecodeOptions::default());
+        // Bytes without the magic number are refused before anything else is read.
+        let kind = if b"TBUF".starts_with(&bytes) {
+            DecodeErrorKind::Truncated
+        } else {
+            DecodeErrorKind::NotTreeBuf
+        };
+        for outcome in decode_everything(&bytes, &DecodeOptions::default()) {
+            assert_eq!(outcome, Err(kind), "{len} random bytes");
+        }
+        // Behind a valid header, with the checksums off, the schema parser sees them.
         if bytes.len() >= 6 {
             bytes[..6].copy_from_slice(&[b'T', b'B', b'U', b'F', 1, 0]);
-            decode_everything(&bytes, &DecodeOptions::default().verify_checksums(false));
+            for outcome in decode_everything(&bytes, &unchecked) {
+                assert!(
+                    outcome.is_err(),
+                    "{len} random bytes behind a header decode"
+                );
+            }
         }
     }
 }
