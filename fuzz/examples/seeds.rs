@@ -1,10 +1,18 @@
-//! Writes the checked-in seed corpus, `fuzz/seeds/files/`: small encoded files of the fuzzed types
-//! and slices of the real datasets (look-alike data where they are absent), with and without zstd
-//! stages. Every byte target starts from it:
+//! Writes the checked-in seed corpora:
+//!
+//! - `fuzz/seeds/files/`: small encoded files of the fuzzed types and slices of the real datasets
+//!   (look-alike data where they are absent), with and without zstd stages, from which every byte
+//!   target starts;
+//! - `fuzz/seeds/round_trip/`: inputs of the `round_trip` target that parse into many records,
+//!   picked from steered noise until they cover every shape [`Shapes`] counts twice as often as
+//!   the replay test asks ([`Shapes::MINIMUM`]).
+//!
+//! Both are deterministic. An argument, `files` or `round_trip`, writes only that corpus:
 //!
 //! ```text
-//! cargo run --release --example seeds
+//! cargo run --release --example seeds -- round_trip
 //! cargo fuzz run decode fuzz/corpus/decode fuzz/seeds/files
+//! cargo fuzz run round_trip fuzz/corpus/round_trip fuzz/seeds/round_trip
 //! ```
 
 use std::collections::BTreeMap;
@@ -13,7 +21,7 @@ use std::path::Path;
 use arbitrary::{Arbitrary, Unstructured};
 use tree_buf::{encode_with_options, Encode, EncodeOptions, Preference, Value};
 use tree_buf_datasets::{baseball, geojson, graphql, stocks};
-use tree_buf_fuzz::{Kind, Record};
+use tree_buf_fuzz::{Kind, Record, RoundTrip, Shapes};
 
 /// Deterministic filler for `Unstructured`.
 fn noise(len: usize, mut state: u64) -> Vec<u8> {
@@ -54,6 +62,20 @@ fn write(dir: &Path, name: &str, value: &(impl Encode + ?Sized)) {
 }
 
 fn main() {
+    let corpus = std::env::args().nth(1);
+    match corpus.as_deref() {
+        None => {
+            files();
+            round_trip();
+        }
+        Some("files") => files(),
+        Some("round_trip") => round_trip(),
+        Some(other) => panic!("no corpus `{other}`: name `files` or `round_trip`, or neither"),
+    }
+}
+
+/// Writes `fuzz/seeds/files/`.
+fn files() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds/files");
     std::fs::create_dir_all(&dir).unwrap();
 
@@ -140,4 +162,134 @@ fn main() {
     databank.batting.truncate(30);
     databank.fielding.truncate(30);
     write(&dir, "baseball", &databank);
+}
+
+/// How many bytes of noise a round-trip candidate starts from: room for a few dozen records.
+const CANDIDATE_BYTES: usize = 3000;
+
+/// How many candidates the round-trip corpus is picked from.
+const CANDIDATES: u64 = 3000;
+
+/// The most files the round-trip corpus may have.
+const MAX_SEEDS: usize = 60;
+
+/// How many times [`Shapes::MINIMUM`] the round-trip corpus covers, so that the replay's minimums
+/// keep a margin.
+const MARGIN: usize = 2;
+
+/// Floats that noise almost never spells, planted into some records' fields.
+const SPECIAL: [f64; 3] = [f64::INFINITY, f64::NEG_INFINITY, -0.0];
+
+/// Writes `fuzz/seeds/round_trip/`: from many steered candidates, greedily the one that fills
+/// most of what the corpus still lacks, until it covers every shape `MARGIN` times the minimum.
+fn round_trip() {
+    // Seeds from 1: the noise of seed 0 is all zeros.
+    let mut candidates: Vec<(Vec<u8>, RoundTrip, Shapes)> = (1..=CANDIDATES)
+        .filter_map(|seed| {
+            let data = candidate(seed);
+            // The target's own check, which drops inputs that nest too deep to encode.
+            let input = tree_buf_fuzz::round_trip(&data)?;
+            let mut shapes = Shapes::default();
+            shapes.add(&input);
+            Some((data, input, shapes))
+        })
+        .collect();
+
+    let mut total = Shapes::default();
+    let mut picked = Vec::new();
+    while picked.len() < MAX_SEEDS {
+        // The first of the best, so that reruns pick the same.
+        let (best, gain) = candidates
+            .iter()
+            .map(|(_, _, shapes)| gain(&total, shapes))
+            .enumerate()
+            .fold(
+                (0, 0.0),
+                |best, (i, gain)| if gain > best.1 { (i, gain) } else { best },
+            );
+        if gain == 0.0 {
+            break;
+        }
+        let (data, input, _) = candidates.swap_remove(best);
+        total.add(&input);
+        picked.push(data);
+    }
+
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds/round_trip");
+    // A rerun replaces the corpus rather than adding to it.
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, data) in picked.iter().enumerate() {
+        let path = dir.join(format!("seed-{i:02}"));
+        std::fs::write(&path, data).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+    println!(
+        "{} round-trip seeds in {}, covering:\n{total}",
+        picked.len(),
+        dir.display()
+    );
+    let short = total.below(&Shapes::MINIMUM);
+    assert!(
+        short.is_empty(),
+        "the candidates fall short: {}",
+        short.join(", ")
+    );
+}
+
+/// How much of what `total` lacks `shapes` would fill: for every counter, the share of its
+/// shortfall from `MARGIN` times its minimum, summed.
+fn gain(total: &Shapes, shapes: &Shapes) -> f64 {
+    let counters = total.counters().into_iter().zip(shapes.counters());
+    counters
+        .zip(Shapes::MINIMUM.counters())
+        .map(|(((_, have), (_, more)), (_, least))| {
+            let want = MARGIN * least;
+            (want.min(have + more) - want.min(have)) as f64 / want.max(1) as f64
+        })
+        .sum()
+}
+
+/// A round-trip input from the noise of `seed`: steered to hold as many records as fit, with
+/// special floats planted.
+fn candidate(seed: u64) -> Vec<u8> {
+    let mut data = noise(CANDIDATE_BYTES, seed);
+    // Each time the records stop with bytes to spare, the byte that stopped them (its low bit says
+    // whether another follows) is set to go on, until they would leave too few bytes for the
+    // options after them (which come from the noise only if two bytes remain).
+    let mut steered = data.clone();
+    loop {
+        let mut input = Unstructured::new(&data);
+        // The input starts with the records (see `RoundTrip::parse`).
+        let records = Vec::<Record>::arbitrary(&mut input);
+        let unread = input.peek_bytes(input.len()).unwrap_or_default();
+        if records.is_err() || unread.len() < 2 {
+            break;
+        }
+        steered.clone_from(&data);
+        // The unread bytes are the middle of `data`: the records read the stop byte just before.
+        let stop = unread.as_ptr() as usize - data.as_ptr() as usize - 1;
+        data[stop] |= 1;
+    }
+
+    // The bytes of a float field, where they occur once, are its own.
+    let records = RoundTrip::parse(&steered).map_or_else(Vec::new, |input| input.records);
+    let mut plant = |old: &[u8], new: &[u8]| {
+        let mut at = (0..steered.len()).filter(|&i| steered[i..].starts_with(old));
+        if let (Some(i), None) = (at.next(), at.next()) {
+            steered[i..i + old.len()].copy_from_slice(new);
+        }
+    };
+    for (i, record) in records
+        .iter()
+        .enumerate()
+        .skip(seed as usize % 8)
+        .step_by(8)
+    {
+        let special = SPECIAL[i / 8 % SPECIAL.len()];
+        plant(&record.ratio.to_le_bytes(), &(special as f32).to_le_bytes());
+        if let Some(score) = record.score {
+            plant(&score.to_le_bytes(), &special.to_le_bytes());
+        }
+    }
+    steered
 }

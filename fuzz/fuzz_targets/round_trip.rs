@@ -1,3 +1,5 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|bytes: &[u8]| tree_buf_fuzz::round_trip(bytes));
+libfuzzer_sys::fuzz_target!(|bytes: &[u8]| {
+    tree_buf_fuzz::round_trip(bytes);
+});

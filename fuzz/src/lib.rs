@@ -2,9 +2,11 @@
 //! replays the seeds and every regression input through it in a plain `cargo test`.
 //!
 //! Every check takes arbitrary bytes. Decoding them may fail but must never panic; a check panics
-//! only where tree-buf broke a promise (a valid file that does not read back, say).
+//! only where tree-buf broke a promise (a valid file that does not read back, say). Each returns
+//! what it managed to read, so that the replay can also assert that valid seeds read in full.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use arbitrary::{Arbitrary, Unstructured};
 use tree_buf::{
@@ -66,85 +68,201 @@ fn unchecked() -> DecodeOptions {
         .max_decoded_bytes(1 << 24)
 }
 
+/// A type [`decode`] tries to read a file as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum As {
+    /// `Vec<Record>`.
+    Records,
+    /// [`Record`].
+    Record,
+    /// `BTreeMap<String, Vec<Kind>>`.
+    KindMap,
+    /// `Vec<Option<(u8, String)>>`.
+    Pairs,
+    /// `(Vec<f32>, Vec<char>, [u16; 3])`.
+    Columns,
+    /// [`Value`], which any valid file decodes as.
+    Value,
+}
+
+/// The types a file decoded as in [`decode`], in the order of [`As`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    /// With the default options, which verify the checksums.
+    pub checked: Vec<As>,
+    /// With checksums off.
+    pub unchecked: Vec<As>,
+}
+
+/// Whether `bytes` decode as `T`.
+fn decodes<T: Decode>(bytes: &[u8], options: &DecodeOptions) -> bool {
+    decode_with_options::<T>(bytes, options).is_ok()
+}
+
 /// Decodes `bytes` as several types and as a [`Value`]; a `Value` that decodes must encode, and
 /// what it encodes to must decode.
-pub fn decode(bytes: &[u8]) {
-    for options in [DecodeOptions::default(), unchecked()] {
-        let _ = decode_with_options::<Vec<Record>>(bytes, &options);
-        let _ = decode_with_options::<Record>(bytes, &options);
-        let _ = decode_with_options::<BTreeMap<String, Vec<Kind>>>(bytes, &options);
-        let _ = decode_with_options::<Vec<Option<(u8, String)>>>(bytes, &options);
-        let _ = decode_with_options::<(Vec<f32>, Vec<char>, [u16; 3])>(bytes, &options);
-        if let Ok(value) = decode_with_options::<Value>(bytes, &options) {
-            if let Ok(again) = try_encode(&value) {
+pub fn decode(bytes: &[u8]) -> Decoded {
+    let [checked, unchecked] = [DecodeOptions::default(), unchecked()].map(|options| {
+        let value = decode_with_options::<Value>(bytes, &options);
+        if let Ok(value) = &value {
+            if let Ok(again) = try_encode(value) {
                 if let Err(e) = tree_buf::decode::<Value>(&again) {
                     panic!("a decoded Value encodes to a file that does not decode: {e}");
                 }
             }
         }
-    }
+        [
+            (As::Records, decodes::<Vec<Record>>(bytes, &options)),
+            (As::Record, decodes::<Record>(bytes, &options)),
+            (
+                As::KindMap,
+                decodes::<BTreeMap<String, Vec<Kind>>>(bytes, &options),
+            ),
+            (
+                As::Pairs,
+                decodes::<Vec<Option<(u8, String)>>>(bytes, &options),
+            ),
+            (
+                As::Columns,
+                decodes::<(Vec<f32>, Vec<char>, [u16; 3])>(bytes, &options),
+            ),
+            (As::Value, value.is_ok()),
+        ]
+        .into_iter()
+        .filter_map(|(read, ok)| ok.then_some(read))
+        .collect()
+    });
+    Decoded { checked, unchecked }
+}
+
+/// What [`inspect`] could read of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Inspected {
+    /// `size_breakdown` measured it (and its parts add up to the file).
+    pub breakdown: bool,
+    /// It opened with checksums off, and its schema was listed.
+    pub opened: bool,
+    /// It opened with the default options and its data matches its checksum.
+    pub verified: bool,
 }
 
 /// Measures and lists `bytes` without decoding values.
-pub fn inspect(bytes: &[u8]) {
-    if let Ok(breakdown) = size_breakdown(bytes) {
+pub fn inspect(bytes: &[u8]) -> Inspected {
+    let breakdown = size_breakdown(bytes).map(|breakdown| {
         let parts = breakdown.header_bytes
             + breakdown.schema_bytes
             + breakdown.table_bytes
             + breakdown.branches.iter().map(|b| b.bytes).sum::<usize>();
         assert_eq!(parts, bytes.len(), "the breakdown does not add up");
         let _ = breakdown.to_string();
-    }
-    if let Ok(reader) = Reader::with_options(bytes, unchecked()) {
+    });
+    let opened = Reader::with_options(bytes, unchecked()).map(|reader| {
         let schema = reader.schema();
         let _ = schema.to_string();
         for node in schema.iter() {
             let _ = schema.find(&node.path);
         }
-        let _ = reader.verify();
+    });
+    // With checksums off `verify` has nothing to check.
+    let verified = Reader::new(bytes).and_then(|reader| reader.verify());
+    Inspected {
+        breakdown: breakdown.is_ok(),
+        opened: opened.is_ok(),
+        verified: verified.is_ok(),
     }
 }
 
+/// What [`partial`] could read of a file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Partial {
+    /// It decoded as a [`RecordSubset`].
+    pub subset: bool,
+    /// It decoded as a `Vec<RecordSubset>`.
+    pub subsets: bool,
+    /// The schema paths tried, in pre-order.
+    pub paths: Vec<String>,
+    /// Those of them that decoded as `Vec<Value>`.
+    pub values: Vec<String>,
+}
+
 /// Partial reads of `bytes`: a type naming a subset of fields, and every path of the schema.
-pub fn partial(bytes: &[u8]) {
+pub fn partial(bytes: &[u8]) -> Partial {
     let Ok(reader) = Reader::with_options(bytes, unchecked()) else {
-        return;
+        return Partial::default();
     };
-    let _ = reader.decode::<RecordSubset>();
-    let _ = reader.decode::<Vec<RecordSubset>>();
+    let subset = reader.decode::<RecordSubset>().is_ok();
+    let subsets = reader.decode::<Vec<RecordSubset>>().is_ok();
     let schema = reader.schema();
-    let odd = ["", "[]", "{key}", "{value}.[]", "0.1", "no.such", "[]..[]"];
-    let paths = schema
+    let paths: Vec<String> = schema
         .iter()
         .take(64)
-        .map(|node| node.path.as_str())
-        .chain(odd);
-    for path in paths {
-        let _ = reader.decode_path::<Vec<Value>>(path);
+        .map(|node| node.path.clone())
+        .collect();
+    // Every read that decodes a path; whether it decoded as values.
+    let read = |path: &str| {
         let _ = reader.decode_path::<Vec<u64>>(path);
         let _ = reader.decode_path::<Vec<Option<String>>>(path);
+        reader.decode_path::<Vec<Value>>(path).is_ok()
+    };
+    let values = paths.iter().filter(|path| read(path)).cloned().collect();
+    for path in ["", "[]", "{key}", "{value}.[]", "0.1", "no.such", "[]..[]"] {
+        read(path);
+    }
+    Partial {
+        subset,
+        subsets,
+        paths,
+        values,
+    }
+}
+
+/// A round-trip input: records and the options to encode them with.
+#[derive(Debug, Clone)]
+pub struct RoundTrip {
+    /// The records to encode.
+    pub records: Vec<Record>,
+    /// The encoder's preference.
+    pub preference: Preference,
+    /// Whether the encoder may use threads.
+    pub parallel: bool,
+}
+
+impl RoundTrip {
+    /// Reads the input from arbitrary bytes: the records first, then the options.
+    pub fn parse(data: &[u8]) -> Option<RoundTrip> {
+        let mut input = Unstructured::new(data);
+        let (records, preference, parallel) =
+            <(Vec<Record>, u8, bool)>::arbitrary(&mut input).ok()?;
+        let preference = match preference % 3 {
+            0 => Preference::Faster,
+            1 => Preference::Balanced,
+            _ => Preference::Smaller,
+        };
+        Some(RoundTrip {
+            records,
+            preference,
+            parallel,
+        })
+    }
+
+    /// The options to encode the records with.
+    pub fn options(&self) -> EncodeOptions {
+        EncodeOptions::default()
+            .prefer(self.preference)
+            .parallel(self.parallel)
     }
 }
 
 /// Encodes arbitrary records with arbitrary options; they must decode to the same records, whole
-/// and in part.
-pub fn round_trip(data: &[u8]) {
-    let mut input = Unstructured::new(data);
-    let Ok((records, preference, parallel)) = <(Vec<Record>, u8, bool)>::arbitrary(&mut input)
-    else {
-        return;
-    };
-    let preference = match preference % 3 {
-        0 => Preference::Faster,
-        1 => Preference::Balanced,
-        _ => Preference::Smaller,
-    };
-    let options = EncodeOptions::default()
-        .prefer(preference)
-        .parallel(parallel);
-    let bytes = match encode_with_options(&records, &options) {
+/// and in part. Returns the input it checked: none if the bytes do not parse, or if the records
+/// nest too deep to encode.
+pub fn round_trip(data: &[u8]) -> Option<RoundTrip> {
+    let input = RoundTrip::parse(data)?;
+    let records = &input.records;
+    let options = input.options();
+    let bytes = match encode_with_options(records, &options) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == EncodeErrorKind::DepthLimit => return,
+        Err(e) if e.kind() == EncodeErrorKind::DepthLimit => return None,
         Err(e) => panic!("records do not encode: {e}"),
     };
     let back: Vec<Record> = tree_buf::decode(&bytes).expect("a file just written decodes");
@@ -175,4 +293,174 @@ pub fn round_trip(data: &[u8]) {
         assert_eq!(trees.len(), children);
     }
     tree_buf::decode::<Value>(&bytes).expect("every file decodes as a Value");
+    Some(input)
+}
+
+/// Declares [`Shapes`] with one counter per field, so that each is named once.
+macro_rules! shapes {
+    ($($(#[doc = $doc:literal])* $name:ident,)*) => {
+        /// How often each shape of [`Record`], and each encoding option, occurs in some round-trip
+        /// inputs: what a corpus of them covers.
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+        pub struct Shapes {
+            $($(#[doc = $doc])* pub $name: usize,)*
+        }
+
+        impl Shapes {
+            /// Every counter set to `count`.
+            pub const fn each(count: usize) -> Shapes {
+                Shapes { $($name: count,)* }
+            }
+
+            /// Every counter with its name, in declaration order.
+            pub fn counters(&self) -> Vec<(&'static str, usize)> {
+                vec![$((stringify!($name), self.$name),)*]
+            }
+        }
+    };
+}
+
+shapes! {
+    /// Inputs that round-tripped.
+    inputs,
+    /// Records in them.
+    records,
+    /// Inputs encoded with [`Preference::Faster`].
+    faster,
+    /// Inputs encoded with [`Preference::Balanced`].
+    balanced,
+    /// Inputs encoded with [`Preference::Smaller`].
+    smaller,
+    /// Inputs encoded in parallel.
+    parallel,
+    /// Inputs encoded on one thread.
+    sequential,
+    /// Records whose `kind` is [`Kind::Empty`].
+    kind_empty,
+    /// Records whose `kind` is [`Kind::Count`].
+    kind_count,
+    /// Records whose `kind` is [`Kind::Pair`].
+    kind_pair,
+    /// Records whose `kind` is [`Kind::Named`].
+    kind_named,
+    /// Records with a `score`.
+    score_some,
+    /// Records without a `score`.
+    score_none,
+    /// NaN floats, in any field.
+    nan,
+    /// Infinite floats, in any field.
+    infinite,
+    /// Negative zeros, in any field.
+    negative_zero,
+    /// Records with `tags`.
+    tags,
+    /// Records with `bytes`.
+    bytes,
+    /// Records with `points`.
+    points,
+    /// `history` entries that hold a kind.
+    history_some,
+    /// `history` entries that hold none.
+    history_none,
+    /// Records with entries in `index`.
+    index,
+    /// Records whose `tree` has children.
+    children,
+    /// Records whose `tree` has grandchildren.
+    grandchildren,
+    /// Records with a `label`.
+    label,
+}
+
+impl Shapes {
+    /// The least a round-trip corpus must cover, as `tests/fuzz_replay.rs` asserts. Ten of each
+    /// shape of record put it in several files (a seed holds a few dozen records) next to varied
+    /// neighbours, and 200 records leave the corpus small. Options and special floats count
+    /// files and values, not records: four of each still reach every encoder setting, and the
+    /// float codecs' handling of each special value, in several files.
+    pub const MINIMUM: Shapes = Shapes {
+        records: 200,
+        faster: 4,
+        balanced: 4,
+        smaller: 4,
+        parallel: 4,
+        sequential: 4,
+        nan: 4,
+        infinite: 4,
+        negative_zero: 4,
+        ..Shapes::each(10)
+    };
+
+    /// Counts the shapes of `input`.
+    pub fn add(&mut self, input: &RoundTrip) {
+        self.inputs += 1;
+        self.faster += usize::from(input.preference == Preference::Faster);
+        self.balanced += usize::from(input.preference == Preference::Balanced);
+        self.smaller += usize::from(input.preference == Preference::Smaller);
+        self.parallel += usize::from(input.parallel);
+        self.sequential += usize::from(!input.parallel);
+        for record in &input.records {
+            self.add_record(record);
+        }
+    }
+
+    fn add_record(&mut self, record: &Record) {
+        self.records += 1;
+        match record.kind {
+            Kind::Empty => self.kind_empty += 1,
+            Kind::Count(_) => self.kind_count += 1,
+            Kind::Pair(..) => self.kind_pair += 1,
+            Kind::Named { .. } => self.kind_named += 1,
+        }
+        self.score_some += usize::from(record.score.is_some());
+        self.score_none += usize::from(record.score.is_none());
+        self.tags += usize::from(!record.tags.is_empty());
+        self.bytes += usize::from(!record.bytes.is_empty());
+        self.points += usize::from(!record.points.is_empty());
+        let history = record.history.iter().filter(|kind| kind.is_some()).count();
+        self.history_some += history;
+        self.history_none += record.history.len() - history;
+        self.index += usize::from(!record.index.is_empty());
+        let children = &record.tree.children;
+        self.children += usize::from(!children.is_empty());
+        self.grandchildren += usize::from(children.iter().any(|c| !c.children.is_empty()));
+        self.label += usize::from(!record.label.is_empty());
+
+        let named = std::iter::once(&record.kind)
+            .chain(record.history.iter().flatten())
+            .filter_map(|kind| match kind {
+                Kind::Named { x, .. } => Some(f64::from(*x)),
+                _ => None,
+            });
+        let floats = [f64::from(record.ratio)]
+            .into_iter()
+            .chain(record.score)
+            .chain(record.points.iter().flat_map(|&(a, b)| [f64::from(a), b]))
+            .chain(named);
+        for float in floats {
+            self.nan += usize::from(float.is_nan());
+            self.infinite += usize::from(float.is_infinite());
+            self.negative_zero += usize::from(float == 0.0 && float.is_sign_negative());
+        }
+    }
+
+    /// The counters below those of `minimum`, as `name: count < minimum`.
+    pub fn below(&self, minimum: &Shapes) -> Vec<String> {
+        self.counters()
+            .into_iter()
+            .zip(minimum.counters())
+            .filter(|((_, count), (_, least))| count < least)
+            .map(|((name, count), (_, least))| format!("{name}: {count} < {least}"))
+            .collect()
+    }
+}
+
+impl fmt::Display for Shapes {
+    /// One `name count` line per counter.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.counters()
+            .into_iter()
+            .try_for_each(|(name, count)| writeln!(f, "{name:>14} {count}"))
+    }
 }
