@@ -1,17 +1,29 @@
-//! Encode and decode of each dataset in every format, with criterion. The `report` binary
-//! measures the same and prints the tables for the README.
+//! The timed comparisons of the `report` binary, under criterion: encode, decode and round trip of
+//! each dataset in every format the report times (its size-only rows are left out), and the
+//! partial loads of the GeoJSON names, also on files with 1, 4 and 16 times the geometry.
+//!
+//! The datasets are the report's (the GraphQL response typed and all strings, the GeoJSON
+//! countries with the lossy row, the Baseball Databank, Retrosheet and the AAPL prices), except
+//! that Retrosheet is the 2018 season only, where the report reads every season (minutes per
+//! sample).
+//! Without the datasets folder, generated look-alikes are measured instead (there is none of the
+//! all-strings GraphQL response). Each format's output and each partial load is checked as the
+//! report checks it before it is timed.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use tree_buf_benches::{formats, load_compact_names, load_names, Dataset, Names};
+use tree_buf_benches::{
+    encode_checked, formats, load_compact_names, load_names, names_file, with_repeated_geometry,
+    CompactNames, Dataset, Names,
+};
 use tree_buf_datasets::{baseball, datasets_dir, geojson, graphql, retrosheet, stocks};
 
 fn bench<T: Dataset>(c: &mut Criterion, name: &str, value: &T, floats: bool) {
     let mut group = c.benchmark_group(name);
     group.sample_size(10);
     for format in formats::<T>(floats).into_iter().filter(|f| !f.size_only) {
-        let bytes = (format.encode)(value);
+        let bytes = encode_checked(&format, name, value);
         group.bench_function(format!("{} encode", format.name), |b| {
             b.iter(|| (format.encode)(black_box(value)))
         });
@@ -25,9 +37,10 @@ fn bench<T: Dataset>(c: &mut Criterion, name: &str, value: &T, floats: bool) {
     group.finish();
 }
 
-/// The GeoJSON names and codes without the geometry, against a full decode and serde_json.
+/// The GeoJSON names and codes without the geometry, against a full decode and serde_json; then
+/// on files with k times the geometry.
 fn partial_load(c: &mut Criterion, countries: &geojson::FeatureCollection) {
-    let bytes = tree_buf::encode(countries);
+    let bytes = names_file(countries);
     let json = serde_json::to_vec(countries).expect("JSON");
     let mut group = c.benchmark_group("GeoJSON names only");
     group.sample_size(10);
@@ -43,22 +56,51 @@ fn partial_load(c: &mut Criterion, countries: &geojson::FeatureCollection) {
     group.bench_function("serde_json full parse", |b| {
         b.iter(|| serde_json::from_slice::<geojson::FeatureCollection>(black_box(&json)).unwrap())
     });
-    group.bench_function("serde_json names-only parse", |b| {
+    group.bench_function("serde_json names-only parse (String)", |b| {
         b.iter(|| serde_json::from_slice::<Names>(black_box(&json)).unwrap())
     });
+    group.bench_function("serde_json names-only parse (CompactString)", |b| {
+        b.iter(|| serde_json::from_slice::<CompactNames>(black_box(&json)).unwrap())
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("GeoJSON names only, k times the geometry");
+    group.sample_size(10);
+    for k in [1usize, 4, 16] {
+        let bytes = names_file(&with_repeated_geometry(countries, k));
+        group.bench_function(format!("k={k} partial load (CompactString)"), |b| {
+            b.iter(|| load_compact_names(black_box(&bytes)))
+        });
+        group.bench_function(format!("k={k} partial load (String)"), |b| {
+            b.iter(|| load_names(black_box(&bytes)))
+        });
+    }
     group.finish();
 }
 
 fn datasets(c: &mut Criterion) {
     if datasets_dir().is_none() {
-        // Without the files, measure the look-alike data.
         bench(c, "generated GraphQL", &graphql::generate(1000, 1), false);
         let countries = geojson::generate(50, 2000, 2);
         bench(c, "generated GeoJSON", &countries, true);
         partial_load(c, &countries);
+        bench(c, "generated Baseball", &baseball::generate(1000, 3), true);
+        bench(
+            c,
+            "generated Retrosheet",
+            &retrosheet::generate(2500, 4),
+            false,
+        );
+        bench(c, "generated stocks", &stocks::generate(252, 5), true);
         return;
     }
     bench(c, "GraphQL", &graphql::load().expect("GraphQL"), false);
+    bench(
+        c,
+        "GraphQL all strings",
+        &graphql::load_raw().expect("GraphQL"),
+        false,
+    );
     let countries = geojson::load().expect("GeoJSON");
     bench(c, "GeoJSON", &countries, true);
     partial_load(c, &countries);

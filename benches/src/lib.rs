@@ -1,11 +1,12 @@
-//! The formats tree-buf is measured against, and how they are timed. Shared by the criterion
-//! benches and the `report` binary.
+//! The formats tree-buf is measured against, how their output is checked, and how they are
+//! timed. Shared by the criterion benches and the `report` binary.
 
 use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use tree_buf::{EncodeOptions, Preference};
+use tree_buf::{EncodeOptions, Preference, Value};
+use tree_buf_datasets::geojson::{self, FeatureCollection};
 
 /// What a dataset type must support to be measured in every format.
 pub trait Dataset:
@@ -39,7 +40,7 @@ pub struct Format<T> {
     pub decode: fn(&[u8]) -> T,
     /// Slow, strong compression measured for size only.
     pub size_only: bool,
-    /// Lossy: decoded values are checked by re-encoding instead of by equality.
+    /// Lossy: decoded floats are checked against [`lossy_tolerance`] instead of by equality.
     pub lossy: bool,
 }
 
@@ -153,19 +154,128 @@ pub fn formats<T: Dataset>(floats: bool) -> Vec<Format<T>> {
     formats
 }
 
-/// The lossy tolerance the benchmarks use: 2^-12.
+/// The exponent of the lossy row's tolerance: floats are kept within 2^-12.
+pub const LOSSY_EXPONENT: i32 = -12;
+
+/// The options of the lossy row: a float tolerance of 2^[`LOSSY_EXPONENT`].
 pub fn lossy_options() -> EncodeOptions {
-    EncodeOptions::default().lossy_float_tolerance(-12)
+    EncodeOptions::default().lossy_float_tolerance(LOSSY_EXPONENT)
 }
 
-/// Whether `format` gives back `value`: equal, or for lossy formats the same bytes when encoded
-/// again (quantizing twice changes nothing).
-pub fn check<T: Dataset>(format: &Format<T>, value: &T, bytes: &[u8]) -> bool {
+/// How far [`lossy_options`] may move a finite float: 2^[`LOSSY_EXPONENT`], absolute.
+pub fn lossy_tolerance() -> f64 {
+    2f64.powi(LOSSY_EXPONENT)
+}
+
+/// Checks that `format` gives back `value` from `bytes`, its encoding: an equal value, or for the
+/// lossy format one that [`within_lossy_tolerance`] accepts. The error says where they differ.
+pub fn check<T: Dataset>(format: &Format<T>, value: &T, bytes: &[u8]) -> Result<(), String> {
     let decoded = (format.decode)(bytes);
     if format.lossy {
-        (format.encode)(&decoded) == bytes
+        within_lossy_tolerance(value, &decoded)
+    } else if decoded == *value {
+        Ok(())
     } else {
-        decoded == *value
+        // Tolerance 0 finds where they differ; if it finds nothing, a NaN (never `==`) is why.
+        differences(&as_value(value), &as_value(&decoded), 0.0).and(Err(
+            "differs where `==` and bit equality disagree (NaN?)".to_owned(),
+        ))
+    }
+}
+
+/// `format`'s encoding of `value`, checked with [`check`] before anything is timed.
+///
+/// # Panics
+///
+/// When the decoded value is not `value`, naming the format, the dataset and where they differ.
+pub fn encode_checked<T: Dataset>(format: &Format<T>, dataset: &str, value: &T) -> Vec<u8> {
+    let bytes = (format.encode)(value);
+    if let Err(error) = check(format, value, &bytes) {
+        panic!("{} does not give back {dataset}: {error}", format.name);
+    }
+    bytes
+}
+
+/// Checks what [`lossy_options`] guarantees, as its documentation states it: every finite float of
+/// `decoded` lies within [`lossy_tolerance`] of `value`'s (an absolute bound), NaN and infinities
+/// are kept bit for bit, and everything else is equal, with the same shape. Both are compared as
+/// [`Value`]s of their lossless tree-buf encodings, in which `f32`s widen exactly to `f64`. The
+/// error gives the path of the first difference and both values.
+pub fn within_lossy_tolerance<T: tree_buf::Encode>(value: &T, decoded: &T) -> Result<(), String> {
+    differences(&as_value(value), &as_value(decoded), lossy_tolerance())
+}
+
+/// `value` without its type: decoded as a [`Value`] from its lossless tree-buf encoding.
+fn as_value<T: tree_buf::Encode>(value: &T) -> Value {
+    tree_buf::decode(&tree_buf::encode(value)).expect("any tree-buf file decodes as a Value")
+}
+
+/// The first place where `actual` is not `expected`: a finite float more than `tolerance` away, a
+/// NaN or infinity not bit-identical, or anything else unequal. The error is a path (`.field`,
+/// `[index]`, `::Variant`) followed by both values.
+fn differences(expected: &Value, actual: &Value, tolerance: f64) -> Result<(), String> {
+    let lengths = |expected: usize, actual: usize| {
+        if expected == actual {
+            Ok(())
+        } else {
+            Err(format!(": {expected} items became {actual}"))
+        }
+    };
+    match (expected, actual) {
+        (Value::Float(e), Value::Float(a)) => {
+            let kept = if e.is_finite() {
+                (e - a).abs() <= tolerance
+            } else {
+                e.to_bits() == a.to_bits()
+            };
+            if kept {
+                Ok(())
+            } else {
+                Err(format!(": {e:?} became {a:?}, not within {tolerance:e}"))
+            }
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            lengths(e.len(), a.len())?;
+            e.iter().zip(a).enumerate().try_for_each(|(i, (e, a))| {
+                differences(e, a, tolerance).map_err(|error| format!("[{i}]{error}"))
+            })
+        }
+        (Value::Object(e), Value::Object(a)) => {
+            lengths(e.len(), a.len())?;
+            e.iter().zip(a).try_for_each(|((name, e), (other, a))| {
+                if name != other {
+                    return Err(format!(".{name}: became field {other}"));
+                }
+                differences(e, a, tolerance).map_err(|error| format!(".{name}{error}"))
+            })
+        }
+        (Value::Variant(name, e), Value::Variant(other, a)) if name == other => {
+            differences(e, a, tolerance).map_err(|error| format!("::{name}{error}"))
+        }
+        (Value::Map(e), Value::Map(a)) => {
+            lengths(e.len(), a.len())?;
+            e.iter()
+                .zip(a)
+                .enumerate()
+                .try_for_each(|(i, ((ek, ev), (ak, av)))| {
+                    differences(ek, ak, tolerance).map_err(|error| format!("[key {i}]{error}"))?;
+                    differences(ev, av, tolerance).map_err(|error| format!("[value {i}]{error}"))
+                })
+        }
+        // Scalars, and values of different kinds (where a float is a mismatch).
+        _ if expected == actual => Ok(()),
+        _ => Err(format!(": {} became {}", brief(expected), brief(actual))),
+    }
+}
+
+/// `value` for an error message: scalars in full, containers by their size.
+fn brief(value: &Value) -> String {
+    match value {
+        Value::Array(items) => format!("an array of {}", items.len()),
+        Value::Object(fields) => format!("an object of {} fields", fields.len()),
+        Value::Map(entries) => format!("a map of {}", entries.len()),
+        Value::Variant(name, _) => format!("variant {name}"),
+        scalar => format!("{scalar:?}"),
     }
 }
 
@@ -192,7 +302,7 @@ pub struct Names {
 /// A feature without its geometry.
 #[derive(tree_buf::Decode, Deserialize)]
 pub struct NameFeature {
-    pub properties: tree_buf_datasets::geojson::Properties,
+    pub properties: geojson::Properties,
 }
 
 /// Reads the names and codes of a tree-buf GeoJSON file, skipping the geometry.
@@ -215,7 +325,7 @@ pub struct CompactNameFeature {
     pub properties: CompactProperties,
 }
 
-/// [`tree_buf_datasets::geojson::Properties`] in small strings.
+/// [`geojson::Properties`] in small strings.
 #[derive(tree_buf::Decode, Deserialize)]
 pub struct CompactProperties {
     #[serde(rename = "ADMIN")]
@@ -231,4 +341,110 @@ pub fn load_compact_names(bytes: &[u8]) -> CompactNames {
     tree_buf::Reader::new(bytes)
         .and_then(|reader| reader.decode::<CompactNames>())
         .expect("partial load")
+}
+
+/// A feature's name and codes, whichever type they were loaded into.
+trait Codes {
+    fn codes(&self) -> [&str; 3];
+}
+
+impl Codes for geojson::Properties {
+    fn codes(&self) -> [&str; 3] {
+        [&self.admin, &self.iso_a3, &self.iso_a2]
+    }
+}
+
+impl Codes for CompactProperties {
+    fn codes(&self) -> [&str; 3] {
+        [&self.admin, &self.iso_a3, &self.iso_a2]
+    }
+}
+
+/// Checks the loads of the partial-load table on `bytes`, the tree-buf encoding of `countries`:
+/// `bytes` decodes in full to `countries`, and [`load_names`] and [`load_compact_names`] read the
+/// same names and codes as that full decode, feature by feature.
+pub fn check_partial_load(countries: &FeatureCollection, bytes: &[u8]) -> Result<(), String> {
+    let full: FeatureCollection = tree_buf::decode(bytes).map_err(|e| e.to_string())?;
+    if full != *countries {
+        return Err("the full decode differs from the encoded value".to_owned());
+    }
+    let expected: Vec<_> = full.features.iter().map(|f| f.properties.codes()).collect();
+    let names = load_names(bytes);
+    same_codes(
+        "Names",
+        &expected,
+        names.features.iter().map(|f| f.properties.codes()),
+    )?;
+    let compact = load_compact_names(bytes);
+    same_codes(
+        "CompactNames",
+        &expected,
+        compact.features.iter().map(|f| f.properties.codes()),
+    )
+}
+
+/// Checks that a partial load (`how`) read the `expected` names and codes.
+fn same_codes<'a>(
+    how: &str,
+    expected: &[[&str; 3]],
+    loaded: impl ExactSizeIterator<Item = [&'a str; 3]>,
+) -> Result<(), String> {
+    if loaded.len() != expected.len() {
+        return Err(format!(
+            "the {how} load read {} features, not {}",
+            loaded.len(),
+            expected.len()
+        ));
+    }
+    for (i, (expected, loaded)) in expected.iter().zip(loaded).enumerate() {
+        if *expected != loaded {
+            return Err(format!(
+                "the {how} load read {loaded:?} for feature {i}, not {expected:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The tree-buf file the partial loads read: `countries` encoded, checked with
+/// [`check_partial_load`] before anything is timed.
+///
+/// # Panics
+///
+/// When the full decode or a partial load does not give back what was encoded.
+pub fn names_file(countries: &FeatureCollection) -> Vec<u8> {
+    let bytes = tree_buf::encode(countries);
+    if let Err(error) = check_partial_load(countries, &bytes) {
+        panic!(
+            "partial load of {} features: {error}",
+            countries.features.len()
+        );
+    }
+    bytes
+}
+
+/// `countries` with k times the geometry, for the partial load on growing files: each ring
+/// followed by k - 1 copies, each shifted east by a thousandth of a degree more, so that the copies
+/// differ. Only geometry changes; the names and codes are those of `countries`.
+pub fn with_repeated_geometry(countries: &FeatureCollection, k: usize) -> FeatureCollection {
+    let repeated = |rings: &[Vec<geojson::Point>]| -> Vec<Vec<geojson::Point>> {
+        (0..k)
+            .flat_map(|copy| {
+                let shift = copy as f64 * 1e-3;
+                rings
+                    .iter()
+                    .map(move |ring| ring.iter().map(|&(x, y)| (x + shift, y)).collect())
+            })
+            .collect()
+    };
+    let mut bigger = countries.clone();
+    for feature in &mut bigger.features {
+        feature.geometry = match &feature.geometry {
+            geojson::Geometry::Polygon(rings) => geojson::Geometry::Polygon(repeated(rings)),
+            geojson::Geometry::MultiPolygon(polygons) => geojson::Geometry::MultiPolygon(
+                polygons.iter().map(|rings| repeated(rings)).collect(),
+            ),
+        };
+    }
+    bigger
 }

@@ -1,6 +1,7 @@
 //! Measures tree-buf against other formats on every dataset and prints markdown tables: bytes,
 //! size relative to tree-buf, and median encode, decode and round-trip times, plus the partial
-//! load of the GeoJSON names.
+//! load of the GeoJSON names. Each format's output and each partial load is checked before it is
+//! timed (`tree_buf_benches::encode_checked` and `names_file`).
 //!
 //! `cargo run --release -p tree-buf-benches --bin report [-- --quick] [--json PATH]`
 
@@ -10,7 +11,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 use tree_buf_benches::{
-    check, formats, load_compact_names, load_names, median, CompactNames, Dataset, Names,
+    encode_checked, formats, load_compact_names, load_names, median, names_file,
+    with_repeated_geometry, CompactNames, Dataset, Names,
 };
 use tree_buf_datasets::{baseball, datasets_dir, geojson, graphql, retrosheet, stocks};
 
@@ -64,12 +66,7 @@ fn measure<T: Dataset>(dataset: &str, value: &T, floats: bool, settings: &mut Se
             );
             continue;
         }
-        let bytes = (format.encode)(value);
-        assert!(
-            check(&format, value, &bytes),
-            "{} does not give back {dataset}",
-            format.name
-        );
+        let bytes = encode_checked(&format, dataset, value);
         let baseline = *tree_buf_size.get_or_insert(bytes.len());
         let (encode, decode, round_trip) = if format.size_only {
             (None, None, None)
@@ -108,13 +105,8 @@ fn measure<T: Dataset>(dataset: &str, value: &T, floats: bool, settings: &mut Se
 }
 
 fn partial_load(countries: &geojson::FeatureCollection, settings: &mut Settings) {
-    let bytes = tree_buf::encode(countries);
+    let bytes = names_file(countries);
     let json = serde_json::to_vec(countries).expect("JSON");
-    assert_eq!(load_names(&bytes).features.len(), countries.features.len());
-    assert_eq!(
-        load_compact_names(&bytes).features.len(),
-        countries.features.len()
-    );
     let compact_time = median(settings.budget, 20, || {
         drop(black_box(load_compact_names(&bytes)))
     });
@@ -180,16 +172,7 @@ fn partial_load(countries: &geojson::FeatureCollection, settings: &mut Settings)
     println!("| k | file bytes | `CompactNames` load ms | `Names` load ms |");
     println!("|---:|---:|---:|---:|");
     for k in [1usize, 4, 16] {
-        let mut bigger = countries.clone();
-        for feature in &mut bigger.features {
-            feature.geometry = match &feature.geometry {
-                geojson::Geometry::Polygon(rings) => geojson::Geometry::Polygon(repeated(rings, k)),
-                geojson::Geometry::MultiPolygon(polygons) => geojson::Geometry::MultiPolygon(
-                    polygons.iter().map(|rings| repeated(rings, k)).collect(),
-                ),
-            };
-        }
-        let bytes = tree_buf::encode(&bigger);
+        let bytes = names_file(&with_repeated_geometry(countries, k));
         let compact = median(settings.budget, 20, || {
             drop(black_box(load_compact_names(&bytes)))
         });
@@ -211,18 +194,6 @@ fn ratio(time: Duration, reference: Duration) -> String {
     } else {
         format!("{ratio:.0}x")
     }
-}
-
-/// `rings` followed by k - 1 copies, each shifted east by a thousandth of a degree more.
-fn repeated(rings: &[Vec<geojson::Point>], k: usize) -> Vec<Vec<geojson::Point>> {
-    (0..k)
-        .flat_map(|copy| {
-            let shift = copy as f64 * 1e-3;
-            rings
-                .iter()
-                .map(move |ring| ring.iter().map(|&(x, y)| (x + shift, y)).collect())
-        })
-        .collect()
 }
 
 /// The dataset, or the error and exit.
