@@ -32,6 +32,9 @@
 //!
 //! ## Optional features
 //!
+//! - `parallel` (on by default): large files are encoded and decoded on rayon's threads, as
+//!   [`EncodeOptions::parallel`] and [`DecodeOptions::parallel`] allow. Without it, everything
+//!   runs on the calling thread and rayon is not a dependency.
 //! - `compact_str`: `compact_str::CompactString` encodes and decodes as a string. Strings of up
 //!   to 24 bytes are kept inline, so loading many short strings allocates nothing per string.
 
@@ -43,6 +46,7 @@ mod encodings;
 mod error;
 mod file;
 mod options;
+mod parallel;
 mod reader;
 mod schema;
 mod stack;

@@ -150,7 +150,7 @@ fn locate<'t>(
         // Options are transparent in paths: step to their present values first.
         while node.node_type() == NodeType::Option {
             count = ctx
-                .bools(node, count)?
+                .presence(node, count)?
                 .into_iter()
                 .filter(|&present| present)
                 .count();

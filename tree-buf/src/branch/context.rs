@@ -1,43 +1,85 @@
-//! What decoders read from: the branches of one chunk, and the budget that bounds decoded size.
+//! What decoders read from: the branches of one chunk, the budget that bounds decoded size, and
+//! the leaf columns decoders asked for.
+//!
+//! Decoding takes one pass over a type's decoders, then one batch:
+//! - Building the decoders (`ValueDecoder::new`) decodes the streams that shape the value at once
+//!   (presence flags, lengths, discriminants), since they give the counts below them.
+//! - A leaf column (integers, floats, booleans, strings) is only registered: its decoder gets a
+//!   [`Leaf`] handle, charged to the budget then and there, and holding no values yet.
+//! - [`DecodeContext::decode_root`] then decodes every registered leaf in one fallible batch,
+//!   on rayon's threads when there is enough data, each converted to the decoder's type inside
+//!   its task, and fills the handles. Values are handed out only after that.
+//!
+//! So a decoder cannot derive a count from leaf values while it is built: it has none.
 
-use std::any::Any;
 use std::fmt;
-
-use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use std::sync::{Arc, OnceLock};
 
 use crate::encodings::budget::Budget;
 use crate::encodings::float::FloatWord;
 use crate::encodings::int::Word;
 use crate::encodings::string::StrColumn;
 use crate::encodings::{bool as bools, float, int, string};
-use crate::error::{corrupt, DecodeError};
+use crate::error::{corrupt, limit_exceeded, DecodeError};
 use crate::schema::NodeRef;
 use crate::types::ValueDecoder;
 
-/// A leaf branch's decoding, put off by a planning pass so that it can run on another thread.
-type Task<'a> = Box<dyn FnOnce() -> Box<dyn Any + Send> + Send + 'a>;
-
-/// How a context answers requests for branches.
-enum Mode<'a> {
-    /// Every branch is decoded when it is asked for.
-    Direct,
-    /// A first pass of a type's decoders: the streams that shape the value (lengths, presence,
-    /// discriminants) are decoded and kept; leaf branches are recorded as tasks and answered with
-    /// no values, which decoders only store while they are built.
-    Plan(Vec<(usize, Task<'a>)>),
-    /// The second pass: branches come from what the tasks decoded, or are decoded when asked.
-    Serve,
+/// A leaf column a decoder registered: empty while the decoders are built, filled by the batch
+/// before any value is handed out.
+#[derive(Debug)]
+pub struct Leaf<C> {
+    /// Where the batch puts the column, until the first use takes it out.
+    cell: Option<Arc<OnceLock<C>>>,
+    column: C,
 }
 
-/// The branches of the chunk being decoded and the remaining decoding budget. Generated code
-/// passes it along through `tree_buf::__private`.
+impl<C: Default> Leaf<C> {
+    /// A column with no values, for a node that has none.
+    pub(crate) fn empty() -> Self {
+        Leaf {
+            cell: None,
+            column: C::default(),
+        }
+    }
+
+    /// The decoded column. Asked for before the batch has run (which decoders never do), it is
+    /// empty.
+    #[inline]
+    pub(crate) fn column(&mut self) -> &mut C {
+        if self.cell.is_some() {
+            self.take_from_cell();
+        }
+        &mut self.column
+    }
+
+    #[cold]
+    fn take_from_cell(&mut self) {
+        if let Some(cell) = self.cell.take() {
+            self.column = Arc::into_inner(cell)
+                .and_then(OnceLock::into_inner)
+                .unwrap_or_default();
+        }
+    }
+}
+
+/// The decoding of one registered leaf, run in the batch: it fills its handle.
+type Task<'a> = Box<dyn FnOnce(&mut Budget) -> Result<(), DecodeError> + Send + 'a>;
+
+/// A registered leaf column.
+struct PendingLeaf<'a> {
+    /// The schema node, by id, to name in errors.
+    node: u32,
+    /// The size of its branch, to decide whether the batch is worth spreading over threads.
+    bytes: usize,
+    task: Task<'a>,
+}
+
+/// The branches of the chunk being decoded, the remaining decoding budget, and the leaves
+/// registered so far. Generated code passes it along through `tree_buf::__private`.
 pub struct DecodeContext<'a> {
     branches: Vec<&'a [u8]>,
     budget: Budget,
-    mode: Mode<'a>,
-    /// Decoded branches by index, each a boxed `Result<column, DecodeError>`.
-    decoded: FxHashMap<usize, Box<dyn Any + Send>>,
+    pending: Vec<PendingLeaf<'a>>,
 }
 
 impl fmt::Debug for DecodeContext<'_> {
@@ -45,12 +87,13 @@ impl fmt::Debug for DecodeContext<'_> {
         f.debug_struct("DecodeContext")
             .field("branches", &self.branches.len())
             .field("budget", &self.budget)
-            .finish_non_exhaustive()
+            .field("pending", &self.pending.len())
+            .finish()
     }
 }
 
-/// Below this many bytes of leaf branches to decode, tasks run on the calling thread: starting
-/// others would cost more than it saves.
+/// Below this many bytes of leaf branches, the batch runs on the calling thread: starting others
+/// would cost more than it saves.
 const PARALLEL_MIN_BYTES: usize = 1 << 18;
 
 impl<'a> DecodeContext<'a> {
@@ -58,59 +101,45 @@ impl<'a> DecodeContext<'a> {
         DecodeContext {
             branches,
             budget: Budget::new(budget),
-            mode: Mode::Direct,
-            decoded: FxHashMap::default(),
+            pending: Vec::new(),
         }
     }
 
-    /// Decodes one `D` from `node`, which holds `count` values. With `parallel`, the leaf branches
-    /// the decoders ask for are decoded on rayon's threads first (when they are large enough for
-    /// that to pay), then the decoders are built again from them.
+    /// Builds the decoders of the `count` values under `node`, then decodes the leaves they
+    /// registered: on rayon's threads if `parallel` and they are large enough.
     pub(crate) fn decode_root<T, D: ValueDecoder<T>>(
         mut self,
         node: NodeRef<'_>,
         count: usize,
         parallel: bool,
     ) -> Result<D, DecodeError> {
-        if !parallel {
-            return D::new(node, count, &mut self);
+        let decoder = D::new(node, count, &mut self)?;
+        self.decode_leaves(node, parallel)?;
+        Ok(decoder)
+    }
+
+    /// Runs every registered leaf's task; the first failure, in the order they were registered,
+    /// is the error. `tree` is any node of the schema, to name the failing one.
+    fn decode_leaves(self, tree: NodeRef<'_>, parallel: bool) -> Result<(), DecodeError> {
+        let DecodeContext {
+            budget, pending, ..
+        } = self;
+        let run = |leaf: PendingLeaf<'a>| {
+            let node = leaf.node;
+            (leaf.task)(&mut budget.clone()).map_err(|e| (node, e))
+        };
+        let bytes: usize = pending.iter().map(|leaf| leaf.bytes).sum();
+        let parallel = parallel && pending.len() > 1 && bytes >= PARALLEL_MIN_BYTES;
+        let outcomes = crate::parallel::map(pending, parallel, run);
+        match outcomes.into_iter().find_map(Result::err) {
+            Some((node, error)) => Err(error.at_path_if_unset(|| tree.with_id(node).path())),
+            None => Ok(()),
         }
-        self.mode = Mode::Plan(Vec::new());
-        drop(D::new(node, count, &mut self)?);
-        let tasks = match std::mem::replace(&mut self.mode, Mode::Serve) {
-            Mode::Plan(tasks) => tasks,
-            Mode::Direct | Mode::Serve => Vec::new(),
-        };
-        let bytes: usize = (tasks.iter())
-            .map(|&(index, _)| self.branches.get(index).map_or(0, |branch| branch.len()))
-            .sum();
-        let run = |(index, task): (usize, Task<'a>)| (index, task());
-        let decoded: Vec<(usize, Box<dyn Any + Send>)> = if bytes >= PARALLEL_MIN_BYTES {
-            tasks.into_par_iter().map(run).collect()
-        } else {
-            tasks.into_iter().map(run).collect()
-        };
-        self.decoded.extend(decoded);
-        D::new(node, count, &mut self)
     }
 
     /// Takes `count` values of `bytes_each` bytes (at least one, so that zero-sized values still
     /// bound the work) from the budget, failing once it runs out. Call it before allocating.
-    /// While planning, decoders make no values, so nothing is charged.
     pub fn charge(
-        &mut self,
-        node: NodeRef<'_>,
-        count: usize,
-        bytes_each: usize,
-    ) -> Result<(), DecodeError> {
-        if let Mode::Plan(_) = self.mode {
-            return Ok(());
-        }
-        self.charge_stream(node, count, bytes_each)
-    }
-
-    /// Charges for a stream's `count` values of `bytes_each` bytes, in every mode.
-    fn charge_stream(
         &mut self,
         node: NodeRef<'_>,
         count: usize,
@@ -128,80 +157,50 @@ impl<'a> DecodeContext<'a> {
             .unwrap_or_default()
     }
 
-    /// What a task decoded for `node`'s branch, if it is there and of type `T`.
-    fn take_decoded<T: 'static>(&mut self, node: NodeRef<'_>) -> Option<Result<T, DecodeError>> {
-        if !matches!(self.mode, Mode::Serve) {
-            return None;
-        }
-        let decoded = self.decoded.remove(&node.branch()?)?;
-        let result = decoded.downcast::<Result<T, DecodeError>>().ok()?;
-        Some((*result).map_err(|e| e.at_path_if_unset(|| node.path())))
-    }
-
-    /// Charges for `count` values of `bytes_each` bytes, then decodes them with `decode`.
-    fn read<T>(
+    /// A stream that shapes the value (lengths, presence, discriminants): charged and decoded now.
+    fn shaping<T: Default>(
         &mut self,
         node: NodeRef<'_>,
         count: usize,
         bytes_each: usize,
         decode: impl FnOnce(&[u8], usize, &mut Budget) -> Result<T, DecodeError>,
-        empty: impl FnOnce() -> T,
     ) -> Result<T, DecodeError> {
         if count == 0 {
-            return Ok(empty());
+            return Ok(T::default());
         }
-        self.charge_stream(node, count, bytes_each)?;
+        self.charge(node, count, bytes_each)?;
         let branch = self.branch(node);
         decode(branch, count, &mut self.budget).map_err(|e| e.at_path_if_unset(|| node.path()))
     }
 
-    /// A stream that shapes the value (lengths, presence, discriminants): decoded now in every
-    /// mode, and kept while planning for the second pass.
-    fn shaping<T: Clone + Send + 'static>(
+    /// Registers a leaf column of `count` values of `bytes_each` bytes: charged now, decoded from
+    /// `node`'s branch by `decode` in the batch.
+    fn leaf<C: Default + Send + Sync + 'a>(
         &mut self,
         node: NodeRef<'_>,
         count: usize,
         bytes_each: usize,
-        decode: impl FnOnce(&[u8], usize, &mut Budget) -> Result<T, DecodeError>,
-        empty: impl FnOnce() -> T,
-    ) -> Result<T, DecodeError> {
-        if let Some(decoded) = self.take_decoded(node) {
-            return decoded;
+        decode: impl FnOnce(&'a [u8], usize, &mut Budget) -> Result<C, DecodeError> + Send + 'a,
+    ) -> Result<Leaf<C>, DecodeError> {
+        if count == 0 {
+            return Ok(Leaf::empty());
         }
-        let values = self.read(node, count, bytes_each, decode, empty)?;
-        if let (Mode::Plan(_), Some(index)) = (&self.mode, node.branch()) {
-            let kept: Result<T, DecodeError> = Ok(values.clone());
-            self.decoded.insert(index, Box::new(kept));
-        }
-        Ok(values)
-    }
-
-    /// A leaf branch: while planning, charged and recorded as a task, with no values for now;
-    /// otherwise what the task decoded, or decoded now.
-    fn leaf<T: Send + 'static>(
-        &mut self,
-        node: NodeRef<'_>,
-        count: usize,
-        bytes_each: usize,
-        decode: impl FnOnce(&[u8], usize, &mut Budget) -> Result<T, DecodeError> + Send + 'a,
-        empty: impl FnOnce() -> T,
-    ) -> Result<T, DecodeError> {
-        if let Some(decoded) = self.take_decoded(node) {
-            return decoded;
-        }
-        if let (Mode::Plan(_), Some(index)) = (&self.mode, node.branch()) {
-            if count > 0 {
-                self.charge_stream(node, count, bytes_each)?;
-                let branch = self.branch(node);
-                let mut budget = self.budget.clone();
-                let task: Task<'a> = Box::new(move || Box::new(decode(branch, count, &mut budget)));
-                if let Mode::Plan(tasks) = &mut self.mode {
-                    tasks.push((index, task));
-                }
-            }
-            return Ok(empty());
-        }
-        self.read(node, count, bytes_each, decode, empty)
+        self.charge(node, count, bytes_each)?;
+        let branch = self.branch(node);
+        let cell = Arc::new(OnceLock::new());
+        let leaf = Leaf {
+            cell: Some(Arc::clone(&cell)),
+            column: C::default(),
+        };
+        self.pending.push(PendingLeaf {
+            node: node.id(),
+            bytes: branch.len(),
+            task: Box::new(move |budget| {
+                let _ = cell.set(decode(branch, count, budget)?);
+                Ok(())
+            }),
+        });
+        Ok(leaf)
     }
 
     /// The `count` presence flags of an option node.
@@ -210,7 +209,7 @@ impl<'a> DecodeContext<'a> {
         node: NodeRef<'_>,
         count: usize,
     ) -> Result<Vec<bool>, DecodeError> {
-        self.shaping(node, count, 1, bools::decode, Vec::new)
+        self.shaping(node, count, 1, bools::decode)
     }
 
     /// The `count` discriminants of an enum or union node.
@@ -219,76 +218,7 @@ impl<'a> DecodeContext<'a> {
         node: NodeRef<'_>,
         count: usize,
     ) -> Result<Vec<u32>, DecodeError> {
-        self.shaping(node, count, 4, int::decode::<u32>, Vec::new)
-    }
-
-    /// The `count` booleans of `node`'s branch.
-    pub(crate) fn bools(
-        &mut self,
-        node: NodeRef<'_>,
-        count: usize,
-    ) -> Result<Vec<bool>, DecodeError> {
-        self.leaf(node, count, 1, bools::decode, Vec::new)
-    }
-
-    /// The `count` integer words of `node`'s branch.
-    pub(crate) fn words<W: Word>(
-        &mut self,
-        node: NodeRef<'_>,
-        count: usize,
-    ) -> Result<Vec<W>, DecodeError> {
-        self.leaf(node, count, W::BYTES, int::decode::<W>, Vec::new)
-    }
-
-    /// The `count` float bit patterns of `node`'s branch.
-    pub(crate) fn floats<W: FloatWord>(
-        &mut self,
-        node: NodeRef<'_>,
-        count: usize,
-    ) -> Result<Vec<W>, DecodeError> {
-        self.leaf(node, count, W::BYTES, float::decode::<W>, Vec::new)
-    }
-
-    /// The `count` strings of `node`'s branch. A keyed branch first decodes its source branch,
-    /// which must come earlier and not be keyed itself, so that sources never chain.
-    pub(crate) fn strings(
-        &mut self,
-        node: NodeRef<'_>,
-        count: usize,
-    ) -> Result<StrColumn, DecodeError> {
-        let source = string::keyed_source(self.branch(node)).map(|source| {
-            let source = source?;
-            let bytes = node
-                .branch()
-                .filter(|&own| source < own)
-                .and_then(|_| self.branches.get(source).copied())
-                .ok_or_else(|| {
-                    corrupt(format!(
-                        "a keyed string stream names branch {source}, not an earlier branch"
-                    ))
-                })?;
-            match string::keyed_source(bytes) {
-                Some(_) => Err(corrupt(format!(
-                    "a keyed string stream names branch {source}, which is keyed too"
-                ))),
-                None => Ok(bytes),
-            }
-        });
-        self.leaf(
-            node,
-            count,
-            2 * size_of::<usize>(),
-            move |bytes, count, budget| match source {
-                None => string::decode(bytes, count, budget),
-                Some(source) => {
-                    let source = source?;
-                    budget.charge(count, 2 * size_of::<usize>())?;
-                    let keys = string::decode(source, count, budget)?;
-                    string::decode_keyed(bytes, &keys, count, budget)
-                }
-            },
-            StrColumn::default,
-        )
+        self.shaping(node, count, 4, int::decode::<u32>)
     }
 
     /// The `count` lengths of a sequence or map node, and their sum.
@@ -297,7 +227,7 @@ impl<'a> DecodeContext<'a> {
         node: NodeRef<'_>,
         count: usize,
     ) -> Result<(Vec<u64>, usize), DecodeError> {
-        let lengths = self.shaping(node, count, 8, int::decode::<u64>, Vec::new)?;
+        let lengths = self.shaping(node, count, 8, int::decode::<u64>)?;
         let total = lengths
             .iter()
             .try_fold(0usize, |sum, &len| {
@@ -306,9 +236,99 @@ impl<'a> DecodeContext<'a> {
                     .and_then(|len| sum.checked_add(len))
             })
             .ok_or_else(|| {
-                crate::error::limit_exceeded("the lengths add up to more than memory can address")
+                limit_exceeded("the lengths add up to more than memory can address")
                     .at_path_if_unset(|| node.path())
             })?;
         Ok((lengths, total))
+    }
+
+    /// The `count` booleans of `node`'s branch, made into a column by `then` in the batch.
+    pub(crate) fn bools<C: Default + Send + Sync + 'a>(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+        then: impl FnOnce(Vec<bool>) -> Result<C, DecodeError> + Send + 'a,
+    ) -> Result<Leaf<C>, DecodeError> {
+        self.leaf(node, count, 1, move |bytes, count, budget| {
+            then(bools::decode(bytes, count, budget)?)
+        })
+    }
+
+    /// The `count` integer words of `node`'s branch, made into a column by `then` in the batch,
+    /// which takes `extra_bytes_each` more a value than the words.
+    pub(crate) fn words<W: Word, C: Default + Send + Sync + 'a>(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+        extra_bytes_each: usize,
+        then: impl FnOnce(Vec<W>) -> Result<C, DecodeError> + Send + 'a,
+    ) -> Result<Leaf<C>, DecodeError> {
+        let bytes_each = W::BYTES + extra_bytes_each;
+        self.leaf(node, count, bytes_each, move |bytes, count, budget| {
+            then(int::decode::<W>(bytes, count, budget)?)
+        })
+    }
+
+    /// The `count` float bit patterns of `node`'s branch, made into a column by `then` in the
+    /// batch, which takes `extra_bytes_each` more a value than the words.
+    pub(crate) fn floats<W: FloatWord, C: Default + Send + Sync + 'a>(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+        extra_bytes_each: usize,
+        then: impl FnOnce(Vec<W>) -> Result<C, DecodeError> + Send + 'a,
+    ) -> Result<Leaf<C>, DecodeError> {
+        let bytes_each = W::BYTES + extra_bytes_each;
+        self.leaf(node, count, bytes_each, move |bytes, count, budget| {
+            then(float::decode::<W>(bytes, count, budget)?)
+        })
+    }
+
+    /// The `count` strings of `node`'s branch, made into a column by `then` in the batch, which
+    /// takes `extra_bytes_each` more a value. A keyed branch also decodes its source branch,
+    /// which must come earlier and not be keyed itself, so that sources never chain.
+    pub(crate) fn strings<C: Default + Send + Sync + 'a>(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+        extra_bytes_each: usize,
+        then: impl FnOnce(StrColumn) -> Result<C, DecodeError> + Send + 'a,
+    ) -> Result<Leaf<C>, DecodeError> {
+        let source = match string::keyed_source(self.branch(node)) {
+            None => None,
+            Some(source) => Some(self.keyed_source(node, source?)?),
+        };
+        let bytes_each = 2 * size_of::<usize>() + extra_bytes_each;
+        self.leaf(node, count, bytes_each, move |bytes, count, budget| {
+            let column = match source {
+                None => string::decode(bytes, count, budget)?,
+                Some(source) => {
+                    budget.charge(count, 2 * size_of::<usize>())?;
+                    let keys = string::decode(source, count, budget)?;
+                    string::decode_keyed(bytes, &keys, count, budget)?
+                }
+            };
+            then(column)
+        })
+    }
+
+    /// The bytes of branch `source`, which `node`'s keyed string branch names.
+    fn keyed_source(&self, node: NodeRef<'_>, source: usize) -> Result<&'a [u8], DecodeError> {
+        let bytes = node
+            .branch()
+            .filter(|&own| source < own)
+            .and_then(|_| self.branches.get(source).copied())
+            .ok_or_else(|| {
+                corrupt(format!(
+                    "a keyed string stream names branch {source}, not an earlier branch"
+                ))
+            });
+        let bytes = bytes.and_then(|bytes| match string::keyed_source(bytes) {
+            Some(_) => Err(corrupt(format!(
+                "a keyed string stream names branch {source}, which is keyed too"
+            ))),
+            None => Ok(bytes),
+        });
+        bytes.map_err(|e| e.at_path_if_unset(|| node.path()))
     }
 }

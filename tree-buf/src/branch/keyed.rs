@@ -4,8 +4,6 @@
 //!
 //! The codec is [`crate::encodings::string::encode_keyed`]; this chooses which columns use it.
 
-use rayon::prelude::*;
-
 use super::Column;
 use crate::encodings::string::{self, Ranks, StrColumn};
 use crate::encodings::Settings;
@@ -72,12 +70,8 @@ pub(crate) fn key_string_siblings(
         }
         keyed
     };
-    let keyed: Vec<(usize, Vec<u8>)> = if parallel {
-        string_siblings.par_iter().flat_map(key_group).collect()
-    } else {
-        string_siblings.iter().flat_map(key_group).collect()
-    };
-    for (index, stream) in keyed {
+    let keyed = crate::parallel::map(string_siblings.iter().collect(), parallel, key_group);
+    for (index, stream) in keyed.into_iter().flatten() {
         branches[index] = stream;
     }
 }

@@ -7,5 +7,5 @@ mod context;
 mod keyed;
 
 pub(crate) use column::{Column, Words};
-pub use context::DecodeContext;
+pub use context::{DecodeContext, Leaf};
 pub(crate) use keyed::key_string_siblings;

@@ -1,7 +1,5 @@
 //! Assembles a file from an encoded value.
 
-use rayon::prelude::*;
-
 use super::{MAGIC, VERSION};
 use crate::branch::{key_string_siblings, Column};
 use crate::encodings::bytes::write_varint;
@@ -40,11 +38,7 @@ pub(crate) fn write_with(
         |(column, group): &(Column, Option<usize>)| column.encode(*group, &options.settings);
     let values: usize = columns.iter().map(|(column, _)| column.len()).sum();
     let parallel = options.parallel && values >= PARALLEL_MIN_VALUES;
-    let mut branches: Vec<Vec<u8>> = if parallel {
-        columns.par_iter().map(encode).collect()
-    } else {
-        columns.iter().map(encode).collect()
-    };
+    let mut branches = crate::parallel::map(columns.iter().collect(), parallel, encode);
     key_string_siblings(
         &columns,
         &string_siblings,

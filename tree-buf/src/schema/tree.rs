@@ -258,6 +258,19 @@ impl<'a> NodeRef<'a> {
         self.node().branch
     }
 
+    /// This node's place in its tree, for [`Self::with_id`].
+    pub(crate) fn id(self) -> u32 {
+        self.id
+    }
+
+    /// The node of the same tree whose [`Self::id`] is `id`.
+    pub(crate) fn with_id(self, id: u32) -> NodeRef<'a> {
+        NodeRef {
+            tree: self.tree,
+            id: id.min(self.tree.nodes.len() as u32 - 1),
+        }
+    }
+
     pub(crate) fn array_len(self) -> u64 {
         self.node().array_len
     }

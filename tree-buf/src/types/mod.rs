@@ -20,6 +20,9 @@ pub use derive_support::{
     UnitEncoder,
 };
 
+pub(crate) use primitives::char_from_code;
+pub(crate) use seq::{read_lengths, Lengths};
+
 use crate::branch::DecodeContext;
 use crate::error::DecodeError;
 use crate::schema::{EncodeResult, NodeRef, SchemaWriter};
@@ -107,8 +110,11 @@ pub trait ValueEncoder<T: ?Sized> {
 /// Hands back, one by one, the values of type `T` stored under one schema node. Implemented by
 /// generated code; not part of the stable API.
 ///
-/// `new` reads and validates every column the values need, so that `next` cannot fail: it is
-/// called exactly `count` times.
+/// `new` decodes the streams that shape the values (presence, lengths, discriminants) and
+/// registers the leaf columns they need with the context, which decodes and validates all of them
+/// in one batch once the whole tree of decoders is built (see `DecodeContext::decode_root`). Only
+/// then is `next` called, exactly `count` times, and it cannot fail. `new` never sees leaf values,
+/// so no count may depend on them.
 #[doc(hidden)]
 pub trait ValueDecoder<T>: Sized {
     /// Reads the `count` values stored under `node`.

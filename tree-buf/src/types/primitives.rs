@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 
 use super::derive_support::check_unit;
 use super::{is_empty_void, Decode, Encode, ValueDecoder, ValueEncoder};
-use crate::branch::{Column, DecodeContext, Words};
+use crate::branch::{Column, DecodeContext, Leaf, Words};
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::schema::{EncodeResult, NodeRef, NodeType, SchemaWriter};
 
@@ -22,12 +22,12 @@ pub struct PrimitiveEncoder<T> {
 /// Hands back a decoded column of a primitive type.
 #[derive(Debug)]
 pub struct PrimitiveDecoder<T> {
-    values: Vec<T>,
+    values: Leaf<Vec<T>>,
     position: usize,
 }
 
 impl<T: Copy + Default> PrimitiveDecoder<T> {
-    fn from_values(values: Vec<T>) -> Self {
+    fn from_leaf(values: Leaf<Vec<T>>) -> Self {
         PrimitiveDecoder {
             values,
             position: 0,
@@ -36,16 +36,21 @@ impl<T: Copy + Default> PrimitiveDecoder<T> {
 
     #[inline]
     fn next_value(&mut self) -> T {
-        let value = self.values.get(self.position).copied().unwrap_or_default();
+        let position = self.position;
         self.position += 1;
-        value
+        self.values
+            .column()
+            .get(position)
+            .copied()
+            .unwrap_or_default()
     }
 
     fn next_values(&mut self, n: usize) -> Vec<T> {
-        let start = self.position.min(self.values.len());
-        let end = self.position.saturating_add(n).min(self.values.len());
+        let values = self.values.column();
+        let start = self.position.min(values.len());
+        let end = self.position.saturating_add(n).min(values.len());
         self.position = end;
-        self.values[start..end].to_vec()
+        values[start..end].to_vec()
     }
 }
 
@@ -76,9 +81,9 @@ macro_rules! primitive {
                 ctx: &mut DecodeContext<'_>,
             ) -> Result<Self, DecodeError> {
                 if is_empty_void(node, count)? {
-                    return Ok(PrimitiveDecoder::from_values(Vec::new()));
+                    return Ok(PrimitiveDecoder::from_leaf(Leaf::empty()));
                 }
-                Ok(PrimitiveDecoder::from_values($decode(node, count, ctx)?))
+                Ok(PrimitiveDecoder::from_leaf($decode(node, count, ctx)?))
             }
             #[inline]
             fn next(&mut self) -> $t {
@@ -142,47 +147,53 @@ macro_rules! stored_int {
 }
 stored_int!(u8 => u8, u16 => u16, u32 => u32, u64 => u64, u128 => u128, i8 => u8, i16 => u16, i32 => u32, i64 => u64, i128 => u128);
 
-/// Reads the stored integers of `node` as `S`, then converts each to `T`, failing on the first
-/// value `T` cannot hold.
+/// Registers the stored integers of `node` as `S`, each converted to `T` in the batch, which fails
+/// on the first value `T` cannot hold.
 fn convert_ints<S, T>(
     node: NodeRef<'_>,
     count: usize,
     ctx: &mut DecodeContext<'_>,
-) -> Result<Vec<T>, DecodeError>
+) -> Result<Leaf<Vec<T>>, DecodeError>
 where
     S: StoredInt + std::fmt::Display,
-    T: TryFrom<S>,
+    T: TryFrom<S> + Send + Sync + 'static,
 {
-    let words = ctx.words::<S::Word>(node, count)?;
-    if size_of::<T>() > size_of::<S::Word>() {
-        ctx.charge(node, count, size_of::<T>())?;
-    }
-    words
-        .into_iter()
-        .map(|word| {
-            let value = S::from_word(word);
-            T::try_from(value).map_err(|_| {
-                DecodeError::new(
-                    DecodeErrorKind::SchemaMismatch,
-                    node.path(),
-                    format!(
-                        "the file has {} here, and its value {value} does not fit in the type's {}",
-                        node.node_type(),
-                        std::any::type_name::<T>()
-                    ),
-                )
+    // Both columns are alive while a wider one is made.
+    let extra = if size_of::<T>() > size_of::<S::Word>() {
+        size_of::<T>()
+    } else {
+        0
+    };
+    let node_type = node.node_type();
+    ctx.words::<S::Word, _>(node, count, extra, move |words| {
+        words
+            .into_iter()
+            .map(|word| {
+                let value = S::from_word(word);
+                T::try_from(value).map_err(|_| {
+                    DecodeError::new(
+                        DecodeErrorKind::SchemaMismatch,
+                        "",
+                        format!(
+                            "the file has {node_type} here, and its value {value} does not fit in \
+                             the type's {}",
+                            std::any::type_name::<T>()
+                        ),
+                    )
+                })
             })
-        })
-        .collect()
+            .collect()
+    })
 }
 
-/// Reads any integer node into integers of type `T`.
+/// Registers any integer node as integers of type `T`.
 fn decode_int<T>(
     node: NodeRef<'_>,
     count: usize,
     ctx: &mut DecodeContext<'_>,
-) -> Result<Vec<T>, DecodeError>
+) -> Result<Leaf<Vec<T>>, DecodeError>
 where
+    T: Send + Sync + 'static,
     T: TryFrom<u8> + TryFrom<u16> + TryFrom<u32> + TryFrom<u64> + TryFrom<u128>,
     T: TryFrom<i8> + TryFrom<i16> + TryFrom<i32> + TryFrom<i64> + TryFrom<i128>,
 {
@@ -273,13 +284,11 @@ fn decode_f32(
     node: NodeRef<'_>,
     count: usize,
     ctx: &mut DecodeContext<'_>,
-) -> Result<Vec<f32>, DecodeError> {
+) -> Result<Leaf<Vec<f32>>, DecodeError> {
     match node.node_type() {
-        NodeType::F32 => Ok(ctx
-            .floats::<u32>(node, count)?
-            .into_iter()
-            .map(f32::from_bits)
-            .collect()),
+        NodeType::F32 => ctx.floats::<u32, _>(node, count, 0, |bits| {
+            Ok(bits.into_iter().map(f32::from_bits).collect())
+        }),
         NodeType::F64 => Err(DecodeError::new(
             DecodeErrorKind::SchemaMismatch,
             node.path(),
@@ -293,22 +302,18 @@ fn decode_f64(
     node: NodeRef<'_>,
     count: usize,
     ctx: &mut DecodeContext<'_>,
-) -> Result<Vec<f64>, DecodeError> {
+) -> Result<Leaf<Vec<f64>>, DecodeError> {
     match node.node_type() {
-        NodeType::F64 => Ok(ctx
-            .floats::<u64>(node, count)?
-            .into_iter()
-            .map(f64::from_bits)
-            .collect()),
-        NodeType::F32 => {
-            ctx.charge(node, count, size_of::<f64>())?;
-            // Widening is exact, and keeps NaN payloads as far as IEEE 754 conversion does.
-            Ok(ctx
-                .floats::<u32>(node, count)?
+        NodeType::F64 => ctx.floats::<u64, _>(node, count, 0, |bits| {
+            Ok(bits.into_iter().map(f64::from_bits).collect())
+        }),
+        // Widening is exact, and keeps NaN payloads as far as IEEE 754 conversion does.
+        NodeType::F32 => ctx.floats::<u32, _>(node, count, size_of::<f64>(), |bits| {
+            Ok(bits
                 .into_iter()
                 .map(|bits| f64::from(f32::from_bits(bits)))
                 .collect())
-        }
+        }),
         _ => Err(node.mismatch("f64")),
     }
 }
@@ -330,9 +335,9 @@ fn decode_bool(
     node: NodeRef<'_>,
     count: usize,
     ctx: &mut DecodeContext<'_>,
-) -> Result<Vec<bool>, DecodeError> {
+) -> Result<Leaf<Vec<bool>>, DecodeError> {
     match node.node_type() {
-        NodeType::Bool => ctx.bools(node, count),
+        NodeType::Bool => ctx.bools(node, count, Ok),
         _ => Err(node.mismatch("bool")),
     }
 }
@@ -343,20 +348,18 @@ fn decode_char(
     node: NodeRef<'_>,
     count: usize,
     ctx: &mut DecodeContext<'_>,
-) -> Result<Vec<char>, DecodeError> {
+) -> Result<Leaf<Vec<char>>, DecodeError> {
     match node.node_type() {
-        NodeType::Char => ctx
-            .words::<u32>(node, count)?
-            .into_iter()
-            .map(|code| {
-                char::from_u32(code).ok_or_else(|| {
-                    corrupt(format!("{code:#x} is not a Unicode scalar value"))
-                        .at_path_if_unset(|| node.path())
-                })
-            })
-            .collect(),
+        NodeType::Char => ctx.words::<u32, _>(node, count, 0, |codes| {
+            codes.into_iter().map(char_from_code).collect()
+        }),
         _ => Err(node.mismatch("char")),
     }
+}
+
+/// The char of a stored code, which must be a Unicode scalar value.
+pub(crate) fn char_from_code(code: u32) -> Result<char, DecodeError> {
+    char::from_u32(code).ok_or_else(|| corrupt(format!("{code:#x} is not a Unicode scalar value")))
 }
 
 primitive!(

@@ -106,16 +106,16 @@ seq_encoder! {
     }, by_encoding;
 }
 
-/// How many items each value of a sequence node has.
+/// How many items each value of a sequence, array or map node has.
 #[derive(Debug)]
-enum Lengths {
+pub(crate) enum Lengths {
     Stream(std::vec::IntoIter<u64>),
     Fixed(usize),
 }
 
 impl Lengths {
     #[inline]
-    fn next(&mut self) -> usize {
+    pub(crate) fn next(&mut self) -> usize {
         match self {
             Lengths::Stream(lengths) => lengths.next().unwrap_or(0) as usize,
             Lengths::Fixed(len) => *len,
@@ -123,8 +123,9 @@ impl Lengths {
     }
 }
 
-/// Reads the lengths of `count` values from a sequence or array node, and their total.
-fn read_lengths(
+/// Reads the lengths of `count` values from a sequence or array node, and their total;
+/// `expected` names the type being decoded for a mismatch.
+pub(crate) fn read_lengths(
     node: NodeRef<'_>,
     count: usize,
     ctx: &mut DecodeContext<'_>,

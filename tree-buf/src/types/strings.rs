@@ -7,7 +7,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::{is_empty_void, Decode, Encode, ValueDecoder, ValueEncoder};
-use crate::branch::{Column, DecodeContext};
+use crate::branch::{Column, DecodeContext, Leaf};
 use crate::encodings::string::StrColumn;
 use crate::error::DecodeError;
 use crate::schema::{EncodeResult, NodeRef, NodeType, SchemaWriter};
@@ -48,7 +48,7 @@ impl Encode for String {
 /// Hands back decoded strings as any type made from a `&str`.
 #[derive(Debug)]
 pub struct StrDecoder<T> {
-    column: StrColumn,
+    column: Leaf<StrColumn>,
     position: usize,
     _type: PhantomData<fn() -> T>,
 }
@@ -60,9 +60,9 @@ impl<T: for<'s> From<&'s str>> ValueDecoder<T> for StrDecoder<T> {
         ctx: &mut DecodeContext<'_>,
     ) -> Result<Self, DecodeError> {
         let column = if is_empty_void(node, count)? {
-            StrColumn::default()
+            Leaf::empty()
         } else if node.node_type() == NodeType::Str {
-            ctx.strings(node, count)?
+            ctx.strings(node, count, 0, Ok)?
         } else {
             return Err(node.mismatch("a string"));
         };
@@ -75,8 +75,9 @@ impl<T: for<'s> From<&'s str>> ValueDecoder<T> for StrDecoder<T> {
 
     #[inline]
     fn next(&mut self) -> T {
-        let value = if self.position < self.column.len() {
-            self.column.get(self.position)
+        let column = self.column.column();
+        let value = if self.position < column.len() {
+            column.get(self.position)
         } else {
             ""
         };

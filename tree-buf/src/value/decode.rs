@@ -1,10 +1,13 @@
 //! Reading any schema into `Value`s.
 
+use std::vec::IntoIter;
+
 use super::Value;
-use crate::branch::DecodeContext;
+use crate::branch::{DecodeContext, Leaf};
+use crate::encodings::int::Word;
 use crate::error::{corrupt, DecodeError};
 use crate::schema::{NodeRef, NodeType};
-use crate::types::{is_empty_void, ValueDecoder};
+use crate::types::{char_from_code, is_empty_void, read_lengths, Lengths, ValueDecoder};
 
 /// Hands back the values under a schema node as [`Value`]s, whatever their type.
 #[derive(Debug)]
@@ -14,10 +17,10 @@ pub struct DynDecoder(Dyn);
 enum Dyn {
     /// Unit, void, or no values at all.
     Null,
-    /// Leaves, already turned into values.
-    Leaf(std::vec::IntoIter<Value>),
+    /// Leaves, turned into values in the batch that decodes them.
+    Leaf(Leaf<IntoIter<Value>>),
     Option {
-        presence: std::vec::IntoIter<bool>,
+        presence: IntoIter<bool>,
         inner: Box<Dyn>,
     },
     Seq {
@@ -26,47 +29,38 @@ enum Dyn {
     },
     Bytes {
         lengths: Lengths,
-        bytes: Vec<u8>,
+        bytes: Leaf<Vec<u8>>,
         position: usize,
     },
     Map {
-        lengths: std::vec::IntoIter<u64>,
+        lengths: Lengths,
         keys: Box<Dyn>,
         values: Box<Dyn>,
     },
     Tuple(Vec<Dyn>),
     Struct(Vec<(String, Dyn)>),
     Enum {
-        discriminants: std::vec::IntoIter<u32>,
+        discriminants: IntoIter<u32>,
         variants: Vec<(String, Dyn)>,
         tagged: bool,
     },
 }
 
-#[derive(Debug)]
-enum Lengths {
-    Stream(std::vec::IntoIter<u64>),
-    Fixed(usize),
-}
-
-impl Lengths {
-    fn next(&mut self) -> usize {
-        match self {
-            Lengths::Stream(lengths) => lengths.next().unwrap_or(0) as usize,
-            Lengths::Fixed(len) => *len,
-        }
-    }
-}
-
-/// Reads a leaf column of `count` values of any type and converts each with `to_value`.
-fn leaf<T>(values: Vec<T>, to_value: impl Fn(T) -> Value) -> Dyn {
-    Dyn::Leaf(
-        values
+/// Registers a leaf column of integer words, each made a value by `to_value` in the batch.
+fn ints<W: Word>(
+    node: NodeRef<'_>,
+    count: usize,
+    ctx: &mut DecodeContext<'_>,
+    to_value: fn(W) -> Value,
+) -> Result<Dyn, DecodeError> {
+    let values = ctx.words::<W, _>(node, count, 0, move |words| {
+        Ok(words
             .into_iter()
             .map(to_value)
             .collect::<Vec<_>>()
-            .into_iter(),
-    )
+            .into_iter())
+    })?;
+    Ok(Dyn::Leaf(values))
 }
 
 fn unsigned(value: u128) -> Value {
@@ -89,53 +83,43 @@ fn build_here(
     let child = |index: usize| node.child(index).unwrap_or_else(|| node.void());
     Ok(match node.node_type() {
         NodeType::Void | NodeType::Unit => Dyn::Null,
-        NodeType::Bool => leaf(ctx.bools(node, count)?, Value::Bool),
-        NodeType::U8 => leaf(ctx.words::<u8>(node, count)?, |v| unsigned(v.into())),
-        NodeType::U16 => leaf(ctx.words::<u16>(node, count)?, |v| unsigned(v.into())),
-        NodeType::U32 => leaf(ctx.words::<u32>(node, count)?, |v| unsigned(v.into())),
-        NodeType::U64 => leaf(ctx.words::<u64>(node, count)?, |v| unsigned(v.into())),
-        NodeType::U128 => leaf(ctx.words::<u128>(node, count)?, unsigned),
-        NodeType::I8 => leaf(ctx.words::<u8>(node, count)?, |v| {
-            Value::integer((v as i8).into())
-        }),
-        NodeType::I16 => leaf(ctx.words::<u16>(node, count)?, |v| {
-            Value::integer((v as i16).into())
-        }),
-        NodeType::I32 => leaf(ctx.words::<u32>(node, count)?, |v| {
-            Value::integer((v as i32).into())
-        }),
-        NodeType::I64 => leaf(ctx.words::<u64>(node, count)?, |v| {
-            Value::integer((v as i64).into())
-        }),
-        NodeType::I128 => leaf(ctx.words::<u128>(node, count)?, |v| {
-            Value::integer(v as i128)
-        }),
-        NodeType::F32 => leaf(ctx.floats::<u32>(node, count)?, |v| {
-            Value::Float(f32::from_bits(v).into())
-        }),
-        NodeType::F64 => leaf(ctx.floats::<u64>(node, count)?, |v| {
-            Value::Float(f64::from_bits(v))
-        }),
-        NodeType::Char => {
-            let chars = ctx.words::<u32>(node, count)?;
-            let strings = chars
+        NodeType::Bool => Dyn::Leaf(ctx.bools(node, count, |bools| {
+            Ok(bools
                 .into_iter()
-                .map(|code| char::from_u32(code).map(|c| Value::String(c.to_string())))
-                .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| {
-                    corrupt("a char is not a Unicode scalar value").at_path_if_unset(|| node.path())
-                })?;
-            Dyn::Leaf(strings.into_iter())
-        }
-        NodeType::Str => {
-            let column = ctx.strings(node, count)?;
-            Dyn::Leaf(
-                (0..column.len())
-                    .map(|i| Value::String(column.get(i).to_owned()))
-                    .collect::<Vec<_>>()
-                    .into_iter(),
-            )
-        }
+                .map(Value::Bool)
+                .collect::<Vec<_>>()
+                .into_iter())
+        })?),
+        NodeType::U8 => ints::<u8>(node, count, ctx, |v| unsigned(v.into()))?,
+        NodeType::U16 => ints::<u16>(node, count, ctx, |v| unsigned(v.into()))?,
+        NodeType::U32 => ints::<u32>(node, count, ctx, |v| unsigned(v.into()))?,
+        NodeType::U64 => ints::<u64>(node, count, ctx, |v| unsigned(v.into()))?,
+        NodeType::U128 => ints::<u128>(node, count, ctx, unsigned)?,
+        NodeType::I8 => ints::<u8>(node, count, ctx, |v| Value::integer((v as i8).into()))?,
+        NodeType::I16 => ints::<u16>(node, count, ctx, |v| Value::integer((v as i16).into()))?,
+        NodeType::I32 => ints::<u32>(node, count, ctx, |v| Value::integer((v as i32).into()))?,
+        NodeType::I64 => ints::<u64>(node, count, ctx, |v| Value::integer((v as i64).into()))?,
+        NodeType::I128 => ints::<u128>(node, count, ctx, |v| Value::integer(v as i128))?,
+        NodeType::F32 => Dyn::Leaf(ctx.floats::<u32, _>(node, count, 0, |bits| {
+            let values = bits
+                .into_iter()
+                .map(|v| Value::Float(f32::from_bits(v).into()));
+            Ok(values.collect::<Vec<_>>().into_iter())
+        })?),
+        NodeType::F64 => Dyn::Leaf(ctx.floats::<u64, _>(node, count, 0, |bits| {
+            let values = bits.into_iter().map(|v| Value::Float(f64::from_bits(v)));
+            Ok(values.collect::<Vec<_>>().into_iter())
+        })?),
+        NodeType::Char => Dyn::Leaf(ctx.words::<u32, _>(node, count, 0, |codes| {
+            let values = codes
+                .into_iter()
+                .map(|code| Ok(Value::String(char_from_code(code)?.to_string())));
+            Ok(values.collect::<Result<Vec<_>, DecodeError>>()?.into_iter())
+        })?),
+        NodeType::Str => Dyn::Leaf(ctx.strings(node, count, 0, |column| {
+            let values = (0..column.len()).map(|i| Value::String(column.get(i).to_owned()));
+            Ok(values.collect::<Vec<_>>().into_iter())
+        })?),
         NodeType::Option => {
             let presence = ctx.presence(node, count)?;
             let present = presence.iter().filter(|&&p| p).count();
@@ -145,23 +129,11 @@ fn build_here(
             }
         }
         NodeType::Seq | NodeType::Array => {
-            let (lengths, total) = if node.node_type() == NodeType::Seq {
-                let (lengths, total) = ctx.lengths(node, count)?;
-                (Lengths::Stream(lengths.into_iter()), total)
-            } else {
-                let len = usize::try_from(node.array_len()).unwrap_or(usize::MAX);
-                let total = len.checked_mul(count).ok_or_else(|| {
-                    crate::error::limit_exceeded(
-                        "the array items add up to more than memory can address",
-                    )
-                    .at_path_if_unset(|| node.path())
-                })?;
-                (Lengths::Fixed(len), total)
-            };
+            let (lengths, total) = read_lengths(node, count, ctx, "a sequence")?;
             if child(0).node_type() == NodeType::U8 {
                 Dyn::Bytes {
                     lengths,
-                    bytes: ctx.words::<u8>(child(0), total)?,
+                    bytes: ctx.words::<u8, _>(child(0), total, 0, Ok)?,
                     position: 0,
                 }
             } else {
@@ -174,7 +146,7 @@ fn build_here(
         NodeType::Map => {
             let (lengths, total) = ctx.lengths(node, count)?;
             Dyn::Map {
-                lengths: lengths.into_iter(),
+                lengths: Lengths::Stream(lengths.into_iter()),
                 keys: Box::new(build(child(0), total, ctx)?),
                 values: Box::new(build(child(1), total, ctx)?),
             }
@@ -241,7 +213,7 @@ impl Dyn {
     fn next_here(&mut self) -> Value {
         match self {
             Dyn::Null => Value::Null,
-            Dyn::Leaf(values) => values.next().unwrap_or_default(),
+            Dyn::Leaf(values) => values.column().next().unwrap_or_default(),
             Dyn::Option { presence, inner } => {
                 if presence.next().unwrap_or(false) {
                     inner.next()
@@ -258,6 +230,7 @@ impl Dyn {
                 bytes,
                 position,
             } => {
+                let bytes = bytes.column();
                 let start = (*position).min(bytes.len());
                 let end = position.saturating_add(lengths.next()).min(bytes.len());
                 *position = end;
@@ -268,7 +241,7 @@ impl Dyn {
                 keys,
                 values,
             } => {
-                let len = lengths.next().unwrap_or(0) as usize;
+                let len = lengths.next();
                 Value::Map((0..len).map(|_| (keys.next(), values.next())).collect())
             }
             Dyn::Tuple(elements) => Value::Array(elements.iter_mut().map(Dyn::next).collect()),
