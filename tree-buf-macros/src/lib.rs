@@ -10,6 +10,7 @@ mod attr;
 mod bound;
 #[path = "../../tree-buf/src/schema/canonical.rs"]
 mod canonical;
+mod codegen;
 mod decode;
 mod encode;
 
@@ -17,25 +18,27 @@ use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
 
 /// Derives `tree_buf::Encode`: every path through the type becomes its own branch.
-///
-/// Attributes: on fields `#[tree_buf(rename = "name")]`, `#[tree_buf(skip)]` and
-/// `#[tree_buf(default)]`; on variants `#[tree_buf(rename = "name")]`; on the type
-/// `#[tree_buf(bound = "T: Trait")]` to replace the inferred generic bounds.
 #[proc_macro_derive(Encode, attributes(tree_buf))]
 pub fn derive_encode(input: TokenStream) -> TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    ast::Container::from_ast(&input)
-        .map(|container| encode::expand(&container))
-        .unwrap_or_else(|e| e.to_compile_error())
-        .into()
+    derive(input, encode::expand)
 }
 
 /// Derives `tree_buf::Decode`, with the same attributes as `Encode`.
 #[proc_macro_derive(Decode, attributes(tree_buf))]
 pub fn derive_decode(input: TokenStream) -> TokenStream {
+    derive(input, decode::expand)
+}
+
+/// Reads `input` into the model and generates code with `expand`, or reports every problem found.
+fn derive(
+    input: TokenStream,
+    expand: fn(&ast::Container<'_>) -> proc_macro2::TokenStream,
+) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     ast::Container::from_ast(&input)
-        .map(|container| decode::expand(&container))
-        .unwrap_or_else(|e| e.to_compile_error())
+        .map_or_else(
+            |errors| errors.to_compile_error(),
+            |container| expand(&container),
+        )
         .into()
 }
