@@ -19,7 +19,7 @@ pub enum Trait {
 /// Generates code for one derive of one container.
 pub struct Generator<'c> {
     pub container: &'c Container<'c>,
-    pub derived: Trait,
+    derived: Trait,
     /// Where tree-buf is: every path to it in the output starts here.
     crate_path: Path,
     /// `Encode` or `Decode`.
