@@ -4,6 +4,7 @@
 use proc_macro2::TokenTree;
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Attribute, LitStr, Path, Token, WherePredicate};
 
@@ -97,6 +98,23 @@ fn string(meta: &ParseNestedMeta<'_>, example: &str) -> syn::Result<LitStr> {
         .map_err(|error| syn::Error::new(error.span(), expected()))
 }
 
+/// Reads `= "..."` and parses the string with `parser`; `what` and `example` describe what the
+/// string should hold.
+fn parsed_string<T>(
+    meta: &ParseNestedMeta<'_>,
+    what: &str,
+    example: &str,
+    parser: impl Parser<Output = T>,
+) -> syn::Result<T> {
+    let text = string(meta, example)?;
+    text.parse_with(parser).map_err(|error| {
+        syn::Error::new(
+            text.span(),
+            format!("`{}` needs {what}, like \"{example}\": {error}", key(meta)),
+        )
+    })
+}
+
 /// Reads `rename = "..."`.
 fn rename(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
     let name = string(meta, "name")?;
@@ -114,26 +132,20 @@ impl ContainerAttrs {
         let mut out = ContainerAttrs::default();
         parse(attrs, errors, |meta| {
             if meta.path.is_ident("bound") {
-                let text = string(meta, "T: Trait")?;
-                let predicates = text
-                    .parse_with(Punctuated::<WherePredicate, Token![,]>::parse_terminated)
-                    .map_err(|error| {
-                        syn::Error::new(
-                            text.span(),
-                            format!(
-                                "`bound` needs where-clause predicates, like \"T: Trait\": {error}"
-                            ),
-                        )
-                    })?;
+                let predicates = parsed_string(
+                    meta,
+                    "where-clause predicates",
+                    "T: Trait",
+                    Punctuated::<WherePredicate, Token![,]>::parse_terminated,
+                )?;
                 set(&mut out.bound, predicates.into_iter().collect(), meta)
             } else if meta.path.is_ident("crate") {
-                let text = string(meta, "path::to::tree_buf")?;
-                let path = text.parse_with(Path::parse_mod_style).map_err(|_| {
-                    syn::Error::new(
-                        text.span(),
-                        "`crate` needs a path to tree-buf, like \"path::to::tree_buf\"",
-                    )
-                })?;
+                let path = parsed_string(
+                    meta,
+                    "a path to tree-buf",
+                    "path::to::tree_buf",
+                    Path::parse_mod_style,
+                )?;
                 set(&mut out.crate_path, path, meta)
             } else {
                 Err(unknown(meta, "a type", "`bound` or `crate`"))
