@@ -1,11 +1,13 @@
 //! The model of a derive input: container, variants and fields with their attributes and the
 //! canonical names written to the file. Building it checks everything and collects every error.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
-use proc_macro2::Span;
+use syn::ext::IdentExt;
 use syn::visit_mut::VisitMut;
-use syn::{Data as SynData, DeriveInput, Fields, Generics, Ident, Member, Type};
+use syn::{
+    parse_quote, Data as SynData, DeriveInput, Fields, Generics, Ident, LitStr, Member, Path, Type,
+};
 
 use crate::attr::{ContainerAttrs, FieldAttrs, VariantAttrs};
 use crate::canonical::canonical_name;
@@ -43,12 +45,14 @@ pub enum Style {
 pub struct Container<'a> {
     pub ident: &'a Ident,
     pub generics: &'a Generics,
+    /// The container type, as `Name<'a, T, N>`.
+    pub self_type: Type,
     pub attrs: ContainerAttrs,
     pub data: Data<'a>,
 }
 
 pub enum Data<'a> {
-    Struct(Style, Vec<Field<'a>>),
+    Struct(Style, Vec<Field>),
     Enum(Vec<Variant<'a>>),
 }
 
@@ -57,10 +61,10 @@ pub struct Variant<'a> {
     /// The canonical name written to the file.
     pub name: String,
     pub style: Style,
-    pub fields: Vec<Field<'a>>,
+    pub fields: Vec<Field>,
 }
 
-pub struct Field<'a> {
+pub struct Field {
     /// `self.name` or `self.0`.
     pub member: Member,
     /// The field's type, with `Self` replaced by the container type.
@@ -68,12 +72,21 @@ pub struct Field<'a> {
     /// The canonical name written to the file (named fields only).
     pub name: String,
     pub attrs: FieldAttrs,
-    pub original: &'a syn::Field,
 }
 
-impl Field<'_> {
+impl Field {
     pub fn skipped(&self) -> bool {
         self.attrs.skip.is_some()
+    }
+}
+
+impl Container<'_> {
+    /// The path generated code reaches tree-buf by: the `crate` attribute, or `::tree_buf`.
+    pub fn crate_path(&self) -> Path {
+        self.attrs
+            .crate_path
+            .clone()
+            .unwrap_or_else(|| parse_quote!(::tree_buf))
     }
 }
 
@@ -98,69 +111,35 @@ impl<'a> Container<'a> {
         let attrs = ContainerAttrs::parse(&input.attrs, &mut errors);
         let ident = &input.ident;
         let (_, ty_generics, _) = input.generics.split_for_impl();
-        let self_type: Type = syn::parse_quote!(#ident #ty_generics);
+        let self_type: Type = parse_quote!(#ident #ty_generics);
         let data = match &input.data {
             SynData::Struct(data) => {
-                let fields = fields(&data.fields, &self_type, &mut errors);
-                let style = style(&data.fields, &fields, &mut errors);
-                check_names(
-                    fields
-                        .iter()
-                        .filter(|f| !f.skipped() && style == Style::Named)
-                        .map(|f| {
-                            (
-                                f.name.as_str(),
-                                f.original
-                                    .ident
-                                    .as_ref()
-                                    .map_or(Span::call_site(), Ident::span),
-                            )
-                        }),
-                    "fields",
-                    &mut errors,
-                );
+                let (style, fields) = fields(&data.fields, &self_type, &mut errors);
                 Some(Data::Struct(style, fields))
             }
             SynData::Enum(data) => {
                 if data.variants.is_empty() {
-                    errors.push(syn::Error::new(ident.span(), "tree-buf cannot derive for an enum without variants: it has no values to encode"));
+                    errors.push(syn::Error::new(
+                        ident.span(),
+                        "tree-buf cannot derive for an enum without variants: it has no values to encode",
+                    ));
                 }
                 let variants: Vec<Variant<'a>> = data
                     .variants
                     .iter()
                     .map(|variant| {
-                        let variant_attrs = VariantAttrs::parse(&variant.attrs, &mut errors);
-                        let fields = fields(&variant.fields, &self_type, &mut errors);
-                        let style = style(&variant.fields, &fields, &mut errors);
-                        if style == Style::Named {
-                            check_names(
-                                fields.iter().filter(|f| !f.skipped()).map(|f| {
-                                    (
-                                        f.name.as_str(),
-                                        f.original
-                                            .ident
-                                            .as_ref()
-                                            .map_or(Span::call_site(), Ident::span),
-                                    )
-                                }),
-                                "fields",
-                                &mut errors,
-                            );
-                        }
-                        let name = match &variant_attrs.rename {
-                            Some(rename) => canonical_name(&rename.value()).into_owned(),
-                            None => canonical_name(&variant.ident.to_string()).into_owned(),
-                        };
+                        let attrs = VariantAttrs::parse(&variant.attrs, &mut errors);
+                        let (style, fields) = fields(&variant.fields, &self_type, &mut errors);
                         Variant {
                             ident: &variant.ident,
-                            name,
+                            name: written_name(&variant.ident, attrs.rename.as_ref()),
                             style,
                             fields,
                         }
                     })
                     .collect();
                 check_names(
-                    variants.iter().map(|v| (v.name.as_str(), v.ident.span())),
+                    variants.iter().map(|v| (v.name.as_str(), v.ident)),
                     "variants",
                     &mut errors,
                 );
@@ -179,14 +158,22 @@ impl<'a> Container<'a> {
         Ok(Container {
             ident,
             generics: &input.generics,
+            self_type,
             attrs,
             data,
         })
     }
 }
 
-fn fields<'a>(fields: &'a Fields, self_type: &Type, errors: &mut Errors) -> Vec<Field<'a>> {
-    fields
+/// The canonical name a field or variant is written under: its `rename`, or its own name.
+fn written_name(ident: &Ident, rename: Option<&LitStr>) -> String {
+    let name = rename.map_or_else(|| ident.unraw().to_string(), LitStr::value);
+    canonical_name(&name).into_owned()
+}
+
+/// The fields of a struct or variant and how it holds them, checked.
+fn fields(fields: &Fields, self_type: &Type, errors: &mut Errors) -> (Style, Vec<Field>) {
+    let model: Vec<Field> = fields
         .iter()
         .enumerate()
         .map(|(index, field)| {
@@ -194,50 +181,78 @@ fn fields<'a>(fields: &'a Fields, self_type: &Type, errors: &mut Errors) -> Vec<
             let mut ty = field.ty.clone();
             ReplaceSelf(self_type).visit_type_mut(&mut ty);
             let (member, name) = match &field.ident {
-                Some(ident) => {
-                    let written = attrs.rename.as_ref().map_or_else(|| ident.to_string().trim_start_matches("r#").to_owned(), |r| r.value());
-                    (Member::Named(ident.clone()), canonical_name(&written).into_owned())
-                }
+                Some(ident) => (
+                    Member::Named(ident.clone()),
+                    written_name(ident, attrs.rename.as_ref()),
+                ),
                 None => {
                     if let Some(default) = &attrs.default {
-                        errors.push(syn::Error::new_spanned(default, "`default` applies to named fields only: tuple elements are matched by position"));
+                        errors.push(syn::Error::new_spanned(
+                            default,
+                            "`default` applies to named fields only: tuple elements are matched by position",
+                        ));
                     }
                     if let Some(rename) = &attrs.rename {
-                        errors.push(syn::Error::new(rename.span(), "`rename` applies to named fields only: tuple elements have no names"));
+                        errors.push(syn::Error::new(
+                            rename.span(),
+                            "`rename` applies to named fields only: tuple elements have no names",
+                        ));
                     }
                     (Member::Unnamed(index.into()), index.to_string())
                 }
             };
-            Field { member, ty, name, attrs, original: field }
+            Field {
+                member,
+                ty,
+                name,
+                attrs,
+            }
         })
-        .collect()
-}
-
-fn style(syn_fields: &Fields, fields: &[Field<'_>], errors: &mut Errors) -> Style {
-    match syn_fields {
+        .collect();
+    let style = match fields {
         Fields::Named(_) => Style::Named,
         Fields::Unit => Style::Unit,
-        Fields::Unnamed(_) if fields.is_empty() => Style::Unit,
-        Fields::Unnamed(_) if fields.len() == 1 => {
-            if let Some(skip) = &fields[0].attrs.skip {
-                errors.push(syn::Error::new_spanned(
-                    skip,
-                    "cannot skip the only field of a newtype: nothing would be left to encode",
-                ));
+        Fields::Unnamed(_) => match model.as_slice() {
+            [] => Style::Unit,
+            [only] => {
+                if let Some(skip) = &only.attrs.skip {
+                    errors.push(syn::Error::new_spanned(
+                        skip,
+                        "cannot skip the only field of a newtype: nothing would be left to encode",
+                    ));
+                }
+                Style::Newtype
             }
-            Style::Newtype
-        }
-        Fields::Unnamed(_) => Style::Tuple,
+            _ => Style::Tuple,
+        },
+    };
+    if style == Style::Named {
+        check_names(
+            model
+                .iter()
+                .filter(|f| !f.skipped())
+                .filter_map(|f| match &f.member {
+                    Member::Named(ident) => Some((f.name.as_str(), ident)),
+                    Member::Unnamed(_) => None,
+                }),
+            "fields",
+            errors,
+        );
     }
+    (style, model)
 }
 
 /// Reports names whose canonical forms collide, at the second of each pair.
-fn check_names<'n>(names: impl Iterator<Item = (&'n str, Span)>, what: &str, errors: &mut Errors) {
-    let mut seen: HashMap<&str, ()> = HashMap::new();
-    for (name, span) in names {
-        if seen.insert(name, ()).is_some() {
+fn check_names<'n>(
+    names: impl Iterator<Item = (&'n str, &'n Ident)>,
+    what: &str,
+    errors: &mut Errors,
+) {
+    let mut seen = HashSet::new();
+    for (name, ident) in names {
+        if !seen.insert(name) {
             errors.push(syn::Error::new(
-                span,
+                ident.span(),
                 format!("two {what} have the canonical name `{name}`; tree-buf matches names in canonical case, so rename one"),
             ));
         }

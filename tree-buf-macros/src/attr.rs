@@ -1,6 +1,12 @@
-//! Parsing `#[tree_buf(...)]` attributes.
+//! Parsing `#[tree_buf(...)]` attributes. A rejected item is reported and skipped, so every
+//! problem in a list is reported, not only the first.
 
-use syn::{Attribute, LitStr, WherePredicate};
+use proc_macro2::TokenTree;
+use quote::ToTokens;
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Attribute, LitStr, Path, Token, WherePredicate};
 
 use crate::ast::Errors;
 
@@ -9,6 +15,8 @@ use crate::ast::Errors;
 pub struct ContainerAttrs {
     /// `bound = "..."`: replaces the inferred bounds.
     pub bound: Option<Vec<WherePredicate>>,
+    /// `crate = "..."`: the path the generated code reaches tree-buf by.
+    pub crate_path: Option<Path>,
 }
 
 /// Attributes of an enum variant.
@@ -21,48 +29,95 @@ pub struct VariantAttrs {
 #[derive(Default)]
 pub struct FieldAttrs {
     pub rename: Option<LitStr>,
-    pub skip: Option<syn::Path>,
-    pub default: Option<syn::Path>,
+    pub skip: Option<Path>,
+    pub default: Option<Path>,
 }
 
-/// Calls `each` for every `key` or `key = value` inside `#[tree_buf(...)]` attributes.
+/// Gives every `key` or `key = value` item of the `#[tree_buf(...)]` attributes to `each`. An
+/// item `each` rejects is reported, and the rest of it skipped so that the next item is read.
 fn parse(
     attrs: &[Attribute],
     errors: &mut Errors,
-    mut each: impl FnMut(&syn::meta::ParseNestedMeta<'_>, &mut Errors) -> syn::Result<()>,
+    mut each: impl FnMut(&ParseNestedMeta<'_>) -> syn::Result<()>,
 ) {
     for attr in attrs.iter().filter(|a| a.path().is_ident("tree_buf")) {
-        let result = attr.parse_nested_meta(|meta| each(&meta, errors));
+        let result = attr.parse_nested_meta(|meta| {
+            if let Err(error) = each(&meta) {
+                errors.push(error);
+                while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+                    meta.input.parse::<TokenTree>()?;
+                }
+            }
+            Ok(())
+        });
         if let Err(error) = result {
             errors.push(error);
         }
     }
 }
 
-/// Stores `value` in `slot`, or reports a duplicate at `meta`.
-fn set<T>(
-    slot: &mut Option<T>,
-    value: T,
-    meta: &syn::meta::ParseNestedMeta<'_>,
-    errors: &mut Errors,
-) {
+/// The error for a key that `place` does not take, listing the keys it does take.
+fn unknown(meta: &ParseNestedMeta<'_>, place: &str, expected: &str) -> syn::Error {
+    meta.error(format!(
+        "unknown tree_buf attribute `{}` on {place}; expected {expected}",
+        key(meta)
+    ))
+}
+
+/// The key of `meta` as written.
+fn key(meta: &ParseNestedMeta<'_>) -> String {
+    meta.path.to_token_stream().to_string().replace(' ', "")
+}
+
+/// Stores `value` in `slot`, unless the key was given already.
+fn set<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if slot.is_some() {
-        errors.push(meta.error(format!(
-            "duplicate tree_buf attribute `{}`",
-            path_name(&meta.path)
-        )));
-    } else {
-        *slot = Some(value);
+        return Err(meta.error(format!("duplicate tree_buf attribute `{}`", key(meta))));
     }
+    *slot = Some(value);
+    Ok(())
 }
 
-fn path_name(path: &syn::Path) -> String {
-    path.get_ident()
-        .map_or_else(|| "?".into(), ToString::to_string)
+/// Reads a key that stands alone, such as `skip`.
+fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Path> {
+    if !(meta.input.is_empty() || meta.input.peek(Token![,])) {
+        return Err(meta.error(format!("`{}` takes no value", key(meta))));
+    }
+    Ok(meta.path.clone())
 }
 
-fn rename_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<LitStr> {
-    let name: LitStr = meta.value()?.parse()?;
+/// Reads the `= "..."` of a key; `example` shows a value in the error.
+fn string(meta: &ParseNestedMeta<'_>, example: &str) -> syn::Result<LitStr> {
+    let key = key(meta);
+    let expected = || format!("`{key}` takes a string: `{key} = \"{example}\"`");
+    if !meta.input.peek(Token![=]) {
+        return Err(meta.error(expected()));
+    }
+    meta.value()?
+        .parse()
+        .map_err(|error| syn::Error::new(error.span(), expected()))
+}
+
+/// Reads `= "..."` and parses the string with `parser`; `what` and `example` describe what the
+/// string should hold.
+fn parsed_string<T>(
+    meta: &ParseNestedMeta<'_>,
+    what: &str,
+    example: &str,
+    parser: impl Parser<Output = T>,
+) -> syn::Result<T> {
+    let text = string(meta, example)?;
+    text.parse_with(parser).map_err(|error| {
+        syn::Error::new(
+            text.span(),
+            format!("`{}` needs {what}, like \"{example}\": {error}", key(meta)),
+        )
+    })
+}
+
+/// Reads `rename = "..."`.
+fn rename(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+    let name = string(meta, "name")?;
     if name.value().trim().is_empty() {
         return Err(syn::Error::new(
             name.span(),
@@ -75,24 +130,25 @@ fn rename_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<LitStr> {
 impl ContainerAttrs {
     pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
         let mut out = ContainerAttrs::default();
-        parse(attrs, errors, |meta, errors| {
+        parse(attrs, errors, |meta| {
             if meta.path.is_ident("bound") {
-                let text: LitStr = meta.value()?.parse()?;
-                let predicates = text.parse_with(
-                    syn::punctuated::Punctuated::<WherePredicate, syn::Token![,]>::parse_terminated,
-                )?;
-                set(
-                    &mut out.bound,
-                    predicates.into_iter().collect(),
+                let predicates = parsed_string(
                     meta,
-                    errors,
-                );
-                Ok(())
+                    "where-clause predicates",
+                    "T: Trait",
+                    Punctuated::<WherePredicate, Token![,]>::parse_terminated,
+                )?;
+                set(&mut out.bound, predicates.into_iter().collect(), meta)
+            } else if meta.path.is_ident("crate") {
+                let path = parsed_string(
+                    meta,
+                    "a path to tree-buf",
+                    "path::to::tree_buf",
+                    Path::parse_mod_style,
+                )?;
+                set(&mut out.crate_path, path, meta)
             } else {
-                Err(meta.error(format!(
-                    "unknown tree_buf attribute `{}` on a type; expected `bound`",
-                    path_name(&meta.path)
-                )))
+                Err(unknown(meta, "a type", "`bound` or `crate`"))
             }
         });
         out
@@ -102,15 +158,11 @@ impl ContainerAttrs {
 impl VariantAttrs {
     pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
         let mut out = VariantAttrs::default();
-        parse(attrs, errors, |meta, errors| {
+        parse(attrs, errors, |meta| {
             if meta.path.is_ident("rename") {
-                set(&mut out.rename, rename_value(meta)?, meta, errors);
-                Ok(())
+                set(&mut out.rename, rename(meta)?, meta)
             } else {
-                Err(meta.error(format!(
-                    "unknown tree_buf attribute `{}` on a variant; expected `rename`",
-                    path_name(&meta.path)
-                )))
+                Err(unknown(meta, "a variant", "`rename`"))
             }
         });
         out
@@ -120,20 +172,16 @@ impl VariantAttrs {
 impl FieldAttrs {
     pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
         let mut out = FieldAttrs::default();
-        parse(attrs, errors, |meta, errors| {
+        parse(attrs, errors, |meta| {
             if meta.path.is_ident("rename") {
-                set(&mut out.rename, rename_value(meta)?, meta, errors);
+                set(&mut out.rename, rename(meta)?, meta)
             } else if meta.path.is_ident("skip") {
-                set(&mut out.skip, meta.path.clone(), meta, errors);
+                set(&mut out.skip, flag(meta)?, meta)
             } else if meta.path.is_ident("default") {
-                set(&mut out.default, meta.path.clone(), meta, errors);
+                set(&mut out.default, flag(meta)?, meta)
             } else {
-                return Err(meta.error(format!(
-                    "unknown tree_buf attribute `{}` on a field; expected `rename`, `skip` or `default`",
-                    path_name(&meta.path)
-                )));
+                Err(unknown(meta, "a field", "`rename`, `skip` or `default`"))
             }
-            Ok(())
         });
         if let Some(skip) = &out.skip {
             if out.rename.is_some() {
@@ -143,7 +191,10 @@ impl FieldAttrs {
                 ));
             }
             if out.default.is_some() {
-                errors.push(syn::Error::new_spanned(skip, "`skip` conflicts with `default`: a skipped field is always `Default::default()`"));
+                errors.push(syn::Error::new_spanned(
+                    skip,
+                    "`skip` conflicts with `default`: a skipped field is always `Default::default()`",
+                ));
             }
         }
         out

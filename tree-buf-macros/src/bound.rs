@@ -6,9 +6,8 @@
 use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
-use quote::quote;
 use syn::visit::Visit;
-use syn::{parse_quote, Ident, Type, WhereClause};
+use syn::{parse_quote, Ident, WhereClause};
 
 use crate::ast::{Container, Data, Field};
 
@@ -39,10 +38,7 @@ impl<'ast> Visit<'ast> for Mentions<'_> {
     }
 }
 
-fn mentioned<'f>(
-    params: &[&Ident],
-    fields: impl Iterator<Item = &'f Field<'f>>,
-) -> BTreeSet<String> {
+fn mentioned<'f>(params: &[&Ident], fields: impl Iterator<Item = &'f Field>) -> BTreeSet<String> {
     let mut visitor = Mentions {
         params,
         found: BTreeSet::new(),
@@ -53,7 +49,7 @@ fn mentioned<'f>(
     visitor.found
 }
 
-fn all_fields<'c>(container: &'c Container<'c>) -> Vec<&'c Field<'c>> {
+fn all_fields<'c>(container: &'c Container<'c>) -> Vec<&'c Field> {
     match &container.data {
         Data::Struct(_, fields) => fields.iter().collect(),
         Data::Enum(variants) => variants.iter().flat_map(|v| &v.fields).collect(),
@@ -92,17 +88,4 @@ pub fn where_clause(
         }
     }
     clause
-}
-
-/// The container type, as `Name<'a, T, N>`.
-pub fn self_type(container: &Container<'_>) -> Type {
-    let ident = container.ident;
-    let (_, ty_generics, _) = container.generics.split_for_impl();
-    parse_quote!(#ident #ty_generics)
-}
-
-/// `impl<...>` generics of the container, bounds kept, defaults dropped.
-pub fn impl_generics(container: &Container<'_>) -> TokenStream {
-    let (impl_generics, _, _) = container.generics.split_for_impl();
-    quote!(#impl_generics)
 }

@@ -4,55 +4,88 @@
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, ToTokens};
-use syn::Type;
 
 use crate::ast::{Container, Data, Field, Style, Variant};
-use crate::bound;
+use crate::codegen::{discriminant, struct_slots, variant_slots, Coder, Generator, Slot, Trait};
 
-/// `<T as Decode>::Decoder`.
-fn decoder_type(ty: &Type) -> TokenStream {
-    quote!(<#ty as ::tree_buf::Decode>::Decoder)
+pub fn expand(container: &Container<'_>) -> TokenStream {
+    let generator = Generator::new(container, Trait::Decode);
+    let ty = &container.self_type;
+    let (fields, new, next, absent) = match &container.data {
+        Data::Struct(style, fields) => {
+            let slots = struct_slots(fields);
+            let build = build_fields(
+                &generator,
+                *style,
+                &slots,
+                &quote!(node),
+                &quote!(count),
+                &container.ident.to_string(),
+            );
+            let names = slots.iter().map(|slot| &slot.name);
+            let new = quote! {
+                #build
+                __tb::Ok(Self { #(#names,)* __marker: __tb::PhantomData })
+            };
+            // A newtype over an optional value stays optional when the file lacks it.
+            let absent = (*style == Style::Newtype).then(|| {
+                let name = &slots[0].name;
+                let absent = generator.call(&slots[0].field.ty, "absent", quote!(missing, count, ctx));
+                quote! {
+                    fn absent(missing: __tb::Missing<'_>, count: usize, ctx: &mut __tb::DecodeContext<'_>) -> __tb::Result<Self, __tb::DecodeError> {
+                        __tb::Ok(Self { #name: #absent?, __marker: __tb::PhantomData })
+                    }
+                }
+            });
+            let ident = container.ident;
+            (
+                slots
+                    .iter()
+                    .map(|slot| declaration(&generator, slot))
+                    .collect(),
+                new,
+                construct(&generator, quote!(#ident), fields, &slots),
+                absent,
+            )
+        }
+        Data::Enum(variants) => {
+            let (fields, new, next) = enum_decoder(&generator, variants);
+            (fields, new, next, None)
+        }
+    };
+    generator.expand(Coder {
+        fields,
+        methods: quote! {
+            fn new(node: __tb::NodeRef<'_>, count: usize, ctx: &mut __tb::DecodeContext<'_>) -> __tb::Result<Self, __tb::DecodeError> {
+                #new
+            }
+
+            #absent
+
+            #[inline]
+            fn next(&mut self) -> #ty {
+                #next
+            }
+        },
+        trait_items: TokenStream::new(),
+    })
 }
 
-/// Calls a `ValueDecoder<T>` method fully qualified.
-fn call(ty: &Type, method: &str, args: TokenStream) -> TokenStream {
-    let decoder = decoder_type(ty);
-    let method = format_ident!("{}", method);
-    quote!(<#decoder as __tb::ValueDecoder<#ty>>::#method(#args))
-}
-
-/// A written field and the name of its decoder in the generated struct.
-struct Slot<'f> {
-    field: &'f Field<'f>,
-    name: syn::Ident,
-}
-
-fn slots<'f>(fields: &'f [Field<'f>], prefix: &str) -> Vec<Slot<'f>> {
-    fields
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| !f.skipped())
-        .map(|(i, field)| Slot {
-            field,
-            name: format_ident!("{}{}", prefix, i),
-        })
-        .collect()
-}
-
-fn declaration(slot: &Slot<'_>) -> TokenStream {
-    let name = &slot.name;
-    let ty = &slot.field.ty;
+/// The decoder of a slot: `OrDefault` for a `#[tree_buf(default)]` field.
+fn declaration(generator: &Generator<'_>, slot: &Slot<'_>) -> TokenStream {
     if slot.field.attrs.default.is_some() {
+        let name = &slot.name;
+        let ty = &slot.field.ty;
         quote!(#name: __tb::OrDefault<#ty>,)
     } else {
-        let decoder = decoder_type(ty);
-        quote!(#name: #decoder,)
+        generator.declaration(slot)
     }
 }
 
 /// Builds each field's decoder as a local variable named after its slot, from `node` and
 /// `count`, read as `style`; `type_name` names the type in errors.
 fn build_fields(
+    generator: &Generator<'_>,
     style: Style,
     slots: &[Slot<'_>],
     node: &TokenStream,
@@ -65,7 +98,7 @@ fn build_fields(
         Style::Newtype => {
             let slot = &slots[0];
             let name = &slot.name;
-            let new = call(&slot.field.ty, "new", quote!(#node, #count, ctx));
+            let new = generator.call(&slot.field.ty, "new", quote!(#node, #count, ctx));
             quote!(let #name = #new?;)
         }
         Style::Tuple => {
@@ -100,7 +133,12 @@ fn build_fields(
 }
 
 /// The expression that puts a value of `path` together from its fields' decoders.
-fn construct(path: TokenStream, fields: &[Field<'_>], slots: &[Slot<'_>]) -> TokenStream {
+fn construct(
+    generator: &Generator<'_>,
+    path: TokenStream,
+    fields: &[Field],
+    slots: &[Slot<'_>],
+) -> TokenStream {
     let members = fields.iter().map(|field| {
         let member = &field.member;
         match slots.iter().find(|slot| std::ptr::eq(slot.field, field)) {
@@ -110,7 +148,7 @@ fn construct(path: TokenStream, fields: &[Field<'_>], slots: &[Slot<'_>]) -> Tok
             }
             Some(slot) => {
                 let name = &slot.name;
-                let next = call(&field.ty, "next", quote!(&mut self.#name));
+                let next = generator.call(&field.ty, "next", quote!(&mut self.#name));
                 quote!(#member: #next)
             }
             None => quote!(#member: __tb::Default::default()),
@@ -119,107 +157,35 @@ fn construct(path: TokenStream, fields: &[Field<'_>], slots: &[Slot<'_>]) -> Tok
     quote!(#path { #(#members),* })
 }
 
-pub fn expand(container: &Container<'_>) -> TokenStream {
-    let trait_path = quote!(::tree_buf::Decode);
-    let where_clause = bound::where_clause(container, &trait_path, true);
-    let impl_generics = bound::impl_generics(container);
-    let (_, ty_generics, _) = container.generics.split_for_impl();
-    let ty = bound::self_type(container);
-    let ident = container.ident;
-    let type_name = ident.to_string();
-
-    let (fields, new, next, absent) = match &container.data {
-        Data::Struct(style, fields) => {
-            let slots = slots(fields, "field_");
-            let declarations = slots.iter().map(declaration);
-            let build = build_fields(*style, &slots, &quote!(node), &quote!(count), &type_name);
-            let names = slots.iter().map(|s| &s.name);
-            let new = quote! {
-                #build
-                __tb::Ok(Self { #(#names,)* __marker: __tb::PhantomData })
-            };
-            // A newtype over an optional value stays optional when the file lacks it.
-            let absent = (*style == Style::Newtype).then(|| {
-                let slot = &slots[0];
-                let name = &slot.name;
-                let absent = call(&slot.field.ty, "absent", quote!(missing, count, ctx));
-                quote! {
-                    fn absent(missing: __tb::Missing<'_>, count: usize, ctx: &mut __tb::DecodeContext<'_>) -> __tb::Result<Self, __tb::DecodeError> {
-                        __tb::Ok(Self { #name: #absent?, __marker: __tb::PhantomData })
-                    }
-                }
-            });
-            (
-                quote!(#(#declarations)*),
-                new,
-                construct(quote!(#ident), fields, &slots),
-                absent,
-            )
-        }
-        Data::Enum(variants) => {
-            let (fields, new, next) = enum_decoder(container, variants);
-            (fields, new, next, None)
-        }
-    };
-
-    quote! {
-        const _: () = {
-            use ::tree_buf::__private as __tb;
-
-            pub struct __TreeBufDecoder #impl_generics #where_clause {
-                #fields
-                __marker: __tb::PhantomData<fn() -> #ty>,
-            }
-
-            impl #impl_generics __tb::ValueDecoder<#ty> for __TreeBufDecoder #ty_generics #where_clause {
-                fn new(node: __tb::NodeRef<'_>, count: usize, ctx: &mut __tb::DecodeContext<'_>) -> __tb::Result<Self, __tb::DecodeError> {
-                    #new
-                }
-
-                #absent
-
-                #[inline]
-                fn next(&mut self) -> #ty {
-                    #next
-                }
-            }
-
-            impl #impl_generics ::tree_buf::Decode for #ty #where_clause {
-                type Decoder = __TreeBufDecoder #ty_generics;
-            }
-        };
-    }
-}
-
 fn enum_decoder(
-    container: &Container<'_>,
+    generator: &Generator<'_>,
     variants: &[Variant<'_>],
 ) -> (TokenStream, TokenStream, TokenStream) {
-    let ident = container.ident;
+    let ident = generator.container.ident;
     let type_name = ident.to_string();
-    let per_variant: Vec<Vec<Slot<'_>>> = variants
+    let per_variant = variant_slots(variants);
+    let declarations = per_variant
         .iter()
-        .enumerate()
-        .map(|(vi, variant)| slots(&variant.fields, &format!("variant_{vi}_field_")))
-        .collect();
-    let declarations = per_variant.iter().flatten().map(declaration);
-    let names: Vec<&syn::Ident> = per_variant.iter().flatten().map(|s| &s.name).collect();
-    let variant_names = variants.iter().map(|v| &v.name);
+        .flatten()
+        .map(|slot| declaration(generator, slot));
+    let names = per_variant.iter().flatten().map(|slot| &slot.name);
+    let variant_names = variants.iter().map(|variant| &variant.name);
     let builds = variants
         .iter()
         .zip(&per_variant)
         .enumerate()
-        .map(|(vi, (variant, slots))| {
-            let index = Literal::usize_unsuffixed(vi);
-            let node = format_ident!("__node_{}", vi);
-            let count = format_ident!("__count_{}", vi);
+        .map(|(index, (variant, slots))| {
+            let node = format_ident!("__node_{}", index);
+            let count = format_ident!("__count_{}", index);
             let build = build_fields(
+                generator,
                 variant.style,
                 slots,
                 &quote!(#node),
                 &quote!(#count),
                 &format!("{type_name}::{}", variant.ident),
             );
+            let index = Literal::usize_unsuffixed(index);
             quote! {
                 let (#node, #count) = __enum.variant(#index);
                 #build
@@ -235,15 +201,20 @@ fn enum_decoder(
         .iter()
         .zip(&per_variant)
         .enumerate()
-        .map(|(vi, (variant, slots))| {
+        .map(|(index, (variant, slots))| {
             let variant_ident = variant.ident;
-            let value = construct(quote!(#ident::#variant_ident), &variant.fields, slots);
+            let value = construct(
+                generator,
+                quote!(#ident::#variant_ident),
+                &variant.fields,
+                slots,
+            );
             // The last variant takes every other discriminant, so there is no panicking arm; the
             // discriminants were all checked when the decoder was built.
-            let pattern = if vi == last {
+            let pattern = if index == last {
                 quote!(_)
             } else {
-                Literal::u32_unsuffixed(vi as u32).into_token_stream()
+                discriminant(index).into_token_stream()
             };
             quote!(#pattern => #value,)
         });

@@ -3,47 +3,71 @@
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
-use syn::Type;
 
-use crate::ast::{Container, Data, Field, Style, Variant};
-use crate::bound;
+use crate::ast::{Container, Data, Style, Variant};
+use crate::codegen::{discriminant, struct_slots, variant_slots, Coder, Generator, Slot, Trait};
 
-/// `<T as Encode>::Encoder`.
-fn encoder_type(ty: &Type) -> TokenStream {
-    quote!(<#ty as ::tree_buf::Encode>::Encoder)
+pub fn expand(container: &Container<'_>) -> TokenStream {
+    let generator = Generator::new(container, Trait::Encode);
+    let parts = match &container.data {
+        Data::Struct(Style::Unit, _) => {
+            // Nothing to take apart: the shared unit encoder writes the unit node.
+            let cmp = quote! {
+                fn encoded_cmp(&self, _other: &Self) -> ::core::cmp::Ordering {
+                    ::core::cmp::Ordering::Equal
+                }
+            };
+            return generator.wrap(generator.trait_impl(quote!(__tb::UnitEncoder), cmp));
+        }
+        Data::Struct(style, fields) => struct_encoder(&generator, *style, &struct_slots(fields)),
+        Data::Enum(variants) => enum_encoder(&generator, variants),
+    };
+    let EncoderParts {
+        fields,
+        new,
+        push,
+        finish,
+        cmp,
+    } = parts;
+    let ty = &container.self_type;
+    generator.expand(Coder {
+        fields,
+        methods: quote! {
+            fn new(depth: usize) -> Self {
+                #new
+            }
+
+            #[inline]
+            fn push(&mut self, value: &#ty) {
+                #push
+            }
+
+            fn finish(self, out: &mut __tb::SchemaWriter) -> __tb::EncodeResult {
+                #finish
+            }
+        },
+        trait_items: quote! {
+            fn encoded_cmp(&self, other: &Self) -> ::core::cmp::Ordering {
+                #cmp
+            }
+        },
+    })
 }
 
-/// Calls a `ValueEncoder<T>` method fully qualified, since one encoder may implement it for
-/// several `T`.
-fn call(ty: &Type, method: &str, args: TokenStream) -> TokenStream {
-    let encoder = encoder_type(ty);
-    let method = format_ident!("{}", method);
-    quote!(<#encoder as __tb::ValueEncoder<#ty>>::#method(#args))
-}
-
-/// A written field and the name of its encoder in the generated struct.
-struct Slot<'f> {
-    field: &'f Field<'f>,
-    name: syn::Ident,
-}
-
-fn slots<'f>(fields: &'f [Field<'f>], prefix: &str) -> Vec<Slot<'f>> {
-    fields
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| !f.skipped())
-        .map(|(i, field)| Slot {
-            field,
-            name: format_ident!("{}{}", prefix, i),
-        })
-        .collect()
+struct EncoderParts {
+    fields: TokenStream,
+    new: TokenStream,
+    push: TokenStream,
+    finish: TokenStream,
+    /// The body of `encoded_cmp`: written fields compared in order.
+    cmp: TokenStream,
 }
 
 /// Writes the fields' schema and columns in the layout of `style`.
-fn finish_fields(style: Style, slots: &[Slot<'_>]) -> TokenStream {
+fn finish_fields(generator: &Generator<'_>, style: Style, slots: &[Slot<'_>]) -> TokenStream {
     let finish = |slot: &Slot<'_>| {
         let name = &slot.name;
-        call(&slot.field.ty, "finish", quote!(self.#name, out))
+        generator.call(&slot.field.ty, "finish", quote!(self.#name, out))
     };
     let len = Literal::usize_unsuffixed(slots.len());
     match style {
@@ -68,90 +92,6 @@ fn finish_fields(style: Style, slots: &[Slot<'_>]) -> TokenStream {
     }
 }
 
-pub fn expand(container: &Container<'_>) -> TokenStream {
-    let trait_path = quote!(::tree_buf::Encode);
-    let where_clause = bound::where_clause(container, &trait_path, false);
-    let impl_generics = bound::impl_generics(container);
-    let (_, ty_generics, _) = container.generics.split_for_impl();
-    let ty = bound::self_type(container);
-    let body = match &container.data {
-        Data::Struct(Style::Unit, _) => {
-            return quote! {
-                const _: () = {
-                    impl #impl_generics ::tree_buf::Encode for #ty #where_clause {
-                        type Encoder = ::tree_buf::__private::UnitEncoder;
-                        fn encoded_cmp(&self, _other: &Self) -> ::core::cmp::Ordering {
-                            ::core::cmp::Ordering::Equal
-                        }
-                    }
-                };
-            };
-        }
-        Data::Struct(style, fields) => struct_encoder(*style, fields),
-        Data::Enum(variants) => enum_encoder(container, variants),
-    };
-    let EncoderParts {
-        fields,
-        new,
-        push,
-        finish,
-        cmp,
-    } = body;
-    quote! {
-        const _: () = {
-            use ::tree_buf::__private as __tb;
-
-            pub struct __TreeBufEncoder #impl_generics #where_clause {
-                #fields
-                __marker: __tb::PhantomData<fn(&#ty)>,
-            }
-
-            impl #impl_generics __tb::ValueEncoder<#ty> for __TreeBufEncoder #ty_generics #where_clause {
-                fn new(depth: usize) -> Self {
-                    #new
-                }
-
-                #[inline]
-                fn push(&mut self, value: &#ty) {
-                    #push
-                }
-
-                fn finish(self, out: &mut __tb::SchemaWriter) -> __tb::EncodeResult {
-                    #finish
-                }
-            }
-
-            impl #impl_generics ::tree_buf::Encode for #ty #where_clause {
-                type Encoder = __TreeBufEncoder #ty_generics;
-
-                fn encoded_cmp(&self, other: &Self) -> ::core::cmp::Ordering {
-                    #cmp
-                }
-            }
-        };
-    }
-}
-
-struct EncoderParts {
-    fields: TokenStream,
-    new: TokenStream,
-    push: TokenStream,
-    finish: TokenStream,
-    /// The body of `encoded_cmp`: written fields compared in order.
-    cmp: TokenStream,
-}
-
-/// Compares the written fields bound to `a_<slot>` and `b_<slot>`, in order.
-fn compare_fields(slots: &[Slot<'_>], a: &str, b: &str) -> TokenStream {
-    let comparisons = slots.iter().map(|slot| {
-        let ty = &slot.field.ty;
-        let a = format_ident!("{}{}", a, slot.name);
-        let b = format_ident!("{}{}", b, slot.name);
-        quote!(.then_with(|| <#ty as ::tree_buf::Encode>::encoded_cmp(#a, #b)))
-    });
-    quote!(::core::cmp::Ordering::Equal #(#comparisons)*)
-}
-
 /// `member: binding` patterns for the written fields, bindings named `<prefix><slot>`.
 fn bindings(slots: &[Slot<'_>], prefix: &str) -> TokenStream {
     let bindings = slots.iter().map(|slot| {
@@ -162,48 +102,56 @@ fn bindings(slots: &[Slot<'_>], prefix: &str) -> TokenStream {
     quote!(#(#bindings)* ..)
 }
 
-fn declarations(slots: &[Slot<'_>]) -> TokenStream {
-    let declarations = slots.iter().map(|slot| {
-        let name = &slot.name;
-        let encoder = encoder_type(&slot.field.ty);
-        quote!(#name: #encoder,)
+/// Compares the written fields bound by `bindings(slots, "__a_")` and `bindings(slots, "__b_")`,
+/// in order.
+fn compare_fields(generator: &Generator<'_>, slots: &[Slot<'_>]) -> TokenStream {
+    let trait_path = generator.trait_path();
+    let comparisons = slots.iter().map(|slot| {
+        let ty = &slot.field.ty;
+        let a = format_ident!("__a_{}", slot.name);
+        let b = format_ident!("__b_{}", slot.name);
+        quote!(.then_with(|| <#ty as #trait_path>::encoded_cmp(#a, #b)))
     });
-    quote!(#(#declarations)*)
+    quote!(::core::cmp::Ordering::Equal #(#comparisons)*)
 }
 
-fn initializers(slots: &[Slot<'_>], depth: &TokenStream) -> TokenStream {
+/// `slot: <encoder>::new(depth),` for each slot.
+fn initializers(generator: &Generator<'_>, slots: &[Slot<'_>], depth: TokenStream) -> TokenStream {
     let initializers = slots.iter().map(|slot| {
         let name = &slot.name;
-        let new = call(&slot.field.ty, "new", depth.clone());
+        let new = generator.call(&slot.field.ty, "new", depth.clone());
         quote!(#name: #new,)
     });
     quote!(#(#initializers)*)
 }
 
-fn struct_encoder(style: Style, fields: &[Field<'_>]) -> EncoderParts {
-    let slots = slots(fields, "field_");
+fn struct_encoder(generator: &Generator<'_>, style: Style, slots: &[Slot<'_>]) -> EncoderParts {
+    // A newtype's content is the struct's own node; other fields sit one level below it.
     let depth = if style == Style::Newtype {
         quote!(depth)
     } else {
         quote!(depth + 1)
     };
-    let initializers = initializers(&slots, &depth);
+    let initializers = initializers(generator, slots, depth);
     let pushes = slots.iter().map(|slot| {
         let name = &slot.name;
         let member = &slot.field.member;
-        call(
+        generator.call(
             &slot.field.ty,
             "push",
             quote!(&mut self.#name, &value.#member),
         )
     });
-    let (a, b) = (bindings(&slots, "__a_"), bindings(&slots, "__b_"));
-    let compare = compare_fields(&slots, "__a_", "__b_");
+    let (a, b) = (bindings(slots, "__a_"), bindings(slots, "__b_"));
+    let compare = compare_fields(generator, slots);
     EncoderParts {
-        fields: declarations(&slots),
+        fields: slots
+            .iter()
+            .map(|slot| generator.declaration(slot))
+            .collect(),
         new: quote!(Self { #initializers __marker: __tb::PhantomData }),
         push: quote!(#(#pushes;)*),
-        finish: finish_fields(style, &slots),
+        finish: finish_fields(generator, style, slots),
         cmp: quote! {
             let Self { #a } = self;
             let Self { #b } = other;
@@ -212,48 +160,37 @@ fn struct_encoder(style: Style, fields: &[Field<'_>]) -> EncoderParts {
     }
 }
 
-fn enum_encoder(container: &Container<'_>, variants: &[Variant<'_>]) -> EncoderParts {
-    let ident = container.ident;
-    let per_variant: Vec<Vec<Slot<'_>>> = variants
+fn enum_encoder(generator: &Generator<'_>, variants: &[Variant<'_>]) -> EncoderParts {
+    let ident = generator.container.ident;
+    let per_variant = variant_slots(variants);
+    let declarations = per_variant
         .iter()
-        .enumerate()
-        .map(|(vi, variant)| slots(&variant.fields, &format!("variant_{vi}_field_")))
-        .collect();
-    let all_slots: Vec<&Slot<'_>> = per_variant.iter().flatten().collect();
-
-    let declarations = all_slots.iter().map(|slot| {
-        let name = &slot.name;
-        let encoder = encoder_type(&slot.field.ty);
-        quote!(#name: #encoder,)
-    });
+        .flatten()
+        .map(|slot| generator.declaration(slot));
     let initializers = variants.iter().zip(&per_variant).map(|(variant, slots)| {
-        // Newtype content is the variant node itself; other fields sit one level below it.
+        // A newtype's content is the variant's own node; other fields sit one level below it.
         let depth = if variant.style == Style::Newtype {
             quote!(depth + 1)
         } else {
             quote!(depth + 2)
         };
-        initializers(slots, &depth)
+        initializers(generator, slots, depth)
     });
     let arms = variants
         .iter()
         .zip(&per_variant)
         .enumerate()
-        .map(|(vi, (variant, slots))| {
+        .map(|(index, (variant, slots))| {
             let variant_ident = variant.ident;
-            let discriminant = Literal::u32_unsuffixed(vi as u32);
-            let bindings = slots.iter().map(|slot| {
-                let member = &slot.field.member;
-                let binding = format_ident!("__{}", slot.name);
-                quote!(#member: #binding)
-            });
+            let discriminant = discriminant(index);
+            let bindings = bindings(slots, "__");
             let pushes = slots.iter().map(|slot| {
                 let name = &slot.name;
                 let binding = format_ident!("__{}", slot.name);
-                call(&slot.field.ty, "push", quote!(&mut self.#name, #binding))
+                generator.call(&slot.field.ty, "push", quote!(&mut self.#name, #binding))
             });
             quote! {
-                #ident::#variant_ident { #(#bindings,)* .. } => {
+                #ident::#variant_ident { #bindings } => {
                     self.__discriminants.push(#discriminant);
                     #(#pushes;)*
                 }
@@ -261,18 +198,18 @@ fn enum_encoder(container: &Container<'_>, variants: &[Variant<'_>]) -> EncoderP
         });
     let finishes = variants.iter().zip(&per_variant).map(|(variant, slots)| {
         let name = &variant.name;
-        let finish = finish_fields(variant.style, slots);
+        let finish = finish_fields(generator, variant.style, slots);
         quote!(out.variant(#name, |out| #finish)?;)
     });
-    let indices = variants.iter().enumerate().map(|(vi, variant)| {
+    let indices = variants.iter().enumerate().map(|(index, variant)| {
         let variant_ident = variant.ident;
-        let index = Literal::u32_unsuffixed(vi as u32);
-        quote!(#ident::#variant_ident { .. } => #index,)
+        let discriminant = discriminant(index);
+        quote!(#ident::#variant_ident { .. } => #discriminant,)
     });
     let same_variant = variants.iter().zip(&per_variant).map(|(variant, slots)| {
         let variant_ident = variant.ident;
         let (a, b) = (bindings(slots, "__a_"), bindings(slots, "__b_"));
-        let compare = compare_fields(slots, "__a_", "__b_");
+        let compare = compare_fields(generator, slots);
         quote!((#ident::#variant_ident { #a }, #ident::#variant_ident { #b }) => #compare,)
     });
     let cmp = quote! {
@@ -280,7 +217,7 @@ fn enum_encoder(container: &Container<'_>, variants: &[Variant<'_>]) -> EncoderP
         #[allow(unreachable_patterns)]
         match (self, other) {
             #(#same_variant)*
-            _ => index(self).cmp(&index(other)),
+            _ => ::core::cmp::Ord::cmp(&index(self), &index(other)),
         }
     };
     let count = Literal::usize_unsuffixed(variants.len());

@@ -296,3 +296,32 @@ fn rename_skip_and_default() {
     assert!(schema.find("type").is_some());
     assert!(schema.find("scratch").is_none());
 }
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+#[allow(non_camel_case_types)]
+enum Keyword {
+    r#type,
+    r#struct(u8),
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Token {
+    r#kind: Keyword,
+}
+
+#[test]
+fn raw_identifiers_are_written_without_their_prefix() {
+    let tokens = vec![
+        Token {
+            kind: Keyword::r#type,
+        },
+        Token {
+            kind: Keyword::r#struct(1),
+        },
+    ];
+    let bytes = encode(&tokens);
+    assert_eq!(decode::<Vec<Token>>(&bytes).unwrap(), tokens);
+    let schema = tree_buf::Reader::new(&bytes).unwrap().schema();
+    assert!(schema.find("[].kind.type").is_some());
+    assert!(schema.find("[].kind.struct").is_some());
+}
