@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use arbitrary::{Arbitrary, Unstructured};
 use tree_buf::{
     decode_with_options, encode_with_options, size_breakdown, try_encode, Decode, DecodeOptions,
-    Encode, EncodeErrorKind, EncodeOptions, Preference, Reader, Value,
+    Encode, EncodeErrorKind, EncodeOptions, Path, Preference, Reader, Value,
 };
 
 /// A type with every kind of schema node: integers of every width, floats, strings, chars, bytes,
@@ -99,7 +99,10 @@ pub fn inspect(bytes: &[u8]) {
         let schema = reader.schema();
         let _ = schema.to_string();
         for node in schema.iter() {
-            let _ = schema.find(&node.path);
+            // Every node's path reads back as itself and leads to a node of the schema.
+            let text = node.path.to_string();
+            assert_eq!(Path::parse(&text).as_ref(), Ok(&node.path), "{text}");
+            assert!(schema.find(&node.path).is_some(), "{text} is not found");
         }
         let _ = reader.verify();
     }
@@ -117,12 +120,12 @@ pub fn partial(bytes: &[u8]) {
     let paths = schema
         .iter()
         .take(64)
-        .map(|node| node.path.as_str())
-        .chain(odd);
+        .map(|node| node.path.to_string())
+        .chain(odd.map(String::from));
     for path in paths {
-        let _ = reader.decode_path::<Vec<Value>>(path);
-        let _ = reader.decode_path::<Vec<u64>>(path);
-        let _ = reader.decode_path::<Vec<Option<String>>>(path);
+        let _ = reader.decode_path::<Vec<Value>>(&path);
+        let _ = reader.decode_path::<Vec<u64>>(&path);
+        let _ = reader.decode_path::<Vec<Option<String>>>(&path);
     }
 }
 

@@ -253,7 +253,7 @@ pub fn from_csv(
 
 pub fn to_json(
     file: &Path,
-    paths: &[String],
+    paths: &[tree_buf::Path],
     pretty: bool,
     options: DecodeOptions,
 ) -> Result<(), CliError> {
@@ -271,7 +271,7 @@ pub fn to_json(
         let reader = Reader::with_options(&bytes, options).map_err(error)?;
         let columns = paths
             .iter()
-            .map(|path| Ok((path.clone(), Value::Array(reader.decode_path(path)?))))
+            .map(|path| Ok((path.to_string(), Value::Array(reader.decode_path(path)?))))
             .collect::<Result<_, _>>()
             .map_err(error)?;
         Value::Object(columns)
