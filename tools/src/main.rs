@@ -92,8 +92,8 @@ enum Command {
         file: PathBuf,
         /// A path to export, such as `features.[].properties.ADMIN`; repeat for several. Names
         /// holding `.`, quotes or brackets go in double quotes: `rows.[]."a.b"`.
-        #[arg(long = "path", value_name = "P", value_parser = tree_buf::Path::parse)]
-        paths: Vec<tree_buf::Path>,
+        #[arg(long = "path", value_name = "P")]
+        paths: Vec<String>,
         /// Indents the output.
         #[arg(long)]
         pretty: bool,

@@ -355,18 +355,16 @@ pub(crate) fn resolve<'a, N: SchemaView<'a>>(
             })
             .map_err(|why| {
                 let prefix = Path(path.0[..depth].to_vec());
+                let node_type = node.node_type();
                 let place = if prefix.is_empty() {
-                    "the root".to_owned()
+                    format!("the root ({node_type}) has")
                 } else {
-                    format!("the path exists up to `{prefix}`")
+                    format!("the path exists up to `{prefix}` ({node_type}), which has")
                 };
                 DecodeError::new(
                     DecodeErrorKind::PathNotFound,
                     path.to_string(),
-                    format!(
-                        "{place} ({}), which has no `{segment}`: {why}",
-                        node.node_type()
-                    ),
+                    format!("{place} no `{segment}`: {why}"),
                 )
             })?;
         steps.push((node, index));
