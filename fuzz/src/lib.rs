@@ -11,7 +11,7 @@ use std::fmt;
 use arbitrary::{Arbitrary, Unstructured};
 use tree_buf::{
     decode_with_options, encode_with_options, size_breakdown, try_encode, Decode, DecodeOptions,
-    Encode, EncodeErrorKind, EncodeOptions, Preference, Reader, Value,
+    Encode, EncodeErrorKind, EncodeOptions, Path, Preference, Reader, Value,
 };
 
 /// A type with every kind of schema node: integers of every width, floats, strings, chars, bytes,
@@ -160,7 +160,10 @@ pub fn inspect(bytes: &[u8]) -> Inspected {
         let schema = reader.schema();
         let _ = schema.to_string();
         for node in schema.iter() {
-            let _ = schema.find(&node.path);
+            // Every node's path reads back as itself and leads to a node of the schema.
+            let text = node.path.to_string();
+            assert_eq!(Path::parse(&text).as_ref(), Ok(&node.path), "{text}");
+            assert!(schema.find(&node.path).is_some(), "{text} is not found");
         }
     });
     // With checksums off `verify` has nothing to check.
@@ -196,7 +199,7 @@ pub fn partial(bytes: &[u8]) -> Partial {
     let paths: Vec<String> = schema
         .iter()
         .take(64)
-        .map(|node| node.path.clone())
+        .map(|node| node.path.to_string())
         .collect();
     // Every read that decodes a path; whether it decoded as values.
     let read = |path: &str| {

@@ -257,6 +257,12 @@ pub fn to_json(
     pretty: bool,
     options: DecodeOptions,
 ) -> Result<(), CliError> {
+    // Bad paths fail before the file is read.
+    let paths = paths
+        .iter()
+        .map(|text| Ok((text, tree_buf::Path::parse(text)?)))
+        .collect::<Result<Vec<_>, tree_buf::PathError>>()
+        .map_err(|e| CliError::new(e.to_string()))?;
     let name = file.display().to_string();
     let bytes = read_input(file)?;
     let error = |e: tree_buf::DecodeError| match e.kind() {
@@ -270,8 +276,8 @@ pub fn to_json(
     } else {
         let reader = Reader::with_options(&bytes, options).map_err(error)?;
         let columns = paths
-            .iter()
-            .map(|path| Ok((path.clone(), Value::Array(reader.decode_path(path)?))))
+            .into_iter()
+            .map(|(text, path)| Ok((text.clone(), Value::Array(reader.decode_path(path)?))))
             .collect::<Result<_, _>>()
             .map_err(error)?;
         Value::Object(columns)

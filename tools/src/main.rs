@@ -90,7 +90,8 @@ enum Command {
     ToJson {
         /// The tree-buf file (`-` for standard input).
         file: PathBuf,
-        /// A path to export, such as `features.[].properties.ADMIN`; repeat for several.
+        /// A path to export, such as `features.[].properties.ADMIN`; repeat for several. Names
+        /// holding `.`, quotes or brackets go in double quotes: `rows.[]."a.b"`.
         #[arg(long = "path", value_name = "P")]
         paths: Vec<String>,
         /// Indents the output.

@@ -290,6 +290,34 @@ fn standard_input_and_output_work() {
 }
 
 #[test]
+fn paths_reach_keys_that_need_quotes() {
+    let output = with_stdin(
+        &["from-json", "-", "-o", "-"],
+        br#"[{"a.b": 1, "a": {"b": 2}}, {"a.b": 3, "a": {"b": 4}}]"#,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let file = scratch("quoted.tb");
+    std::fs::write(&file, &output.stdout).unwrap();
+    let columns = stdout(&succeeds(&[
+        "to-json",
+        path(&file),
+        "--path",
+        r#"[]."a.b""#,
+        "--path",
+        "[].a.b",
+    ]));
+    assert_eq!(columns.trim(), r#"{"[].\"a.b\"":[1,3],"[].a.b":[2,4]}"#);
+    fails(
+        &["to-json", path(&file), "--path", "[].a..b"],
+        "invalid path `[].a..b`",
+    );
+    fails(
+        &["to-json", path(&file), "--path", "[].b"],
+        "the path exists up to `[]` (struct)",
+    );
+}
+
+#[test]
 fn csv_from_standard_input_with_tabs() {
     let output = with_stdin(
         &["from-csv", "-", "--delimiter", "\\t", "-o", "-"],

@@ -59,7 +59,7 @@ pub fn size_breakdown(bytes: &[u8]) -> Result<SizeBreakdown, DecodeError> {
                 path: if node.path.is_empty() {
                     "(root)".into()
                 } else {
-                    node.path.clone()
+                    node.path.to_string()
                 },
                 node_type: node.node_type.name().to_owned(),
                 encoding: node.encoding.clone().unwrap_or_default(),

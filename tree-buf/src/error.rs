@@ -22,7 +22,7 @@ pub enum DecodeErrorKind {
     /// Decoding would exceed a limit of [`DecodeOptions`](crate::DecodeOptions): decoded size or
     /// nesting depth.
     LimitExceeded,
-    /// A path given to a partial read does not exist in the file.
+    /// A path given to a partial read does not exist in the file, or is not a valid path.
     PathNotFound,
 }
 

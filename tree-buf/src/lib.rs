@@ -57,7 +57,7 @@ pub use breakdown::{size_breakdown, BranchSize, SizeBreakdown};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use options::{DecodeOptions, EncodeOptions, Preference, MAX_DEPTH};
 pub use reader::{Reader, SchemaNode};
-pub use schema::{NodeType, Segment};
+pub use schema::{AsPath, NodeType, Path, PathError, Segment};
 pub use tree_buf_macros::{Decode, Encode};
 pub use types::{Decode, Encode};
 pub use value::{ArrayWriter, Value, ValueWriter};

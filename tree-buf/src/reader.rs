@@ -1,14 +1,15 @@
 //! Reading part of a file: open it without decoding, look at its schema, decode one path.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use crate::branch::DecodeContext;
 use crate::encodings::{bool as bools, float, int, string};
-use crate::error::{DecodeError, DecodeErrorKind};
+use crate::error::{limit_exceeded, DecodeError, DecodeErrorKind};
 use crate::file::FileView;
 use crate::options::DecodeOptions;
 use crate::schema::canonical::canonical_name;
-use crate::schema::{NodeRef, NodeType};
+use crate::schema::{resolve, AsPath, NodeRef, NodeType, Path, SchemaView};
 use crate::types::{Decode, ValueDecoder};
 
 /// An opened tree-buf file: header, schema and branch table checked, no branch decoded yet.
@@ -86,15 +87,17 @@ impl<'a> Reader<'a> {
         self.view.decode(&self.options)
     }
 
-    /// Decodes every value at `path` (such as `features.[].properties.ADMIN`) into the collection
-    /// `T`, such as `Vec<String>`: one item per value at the path, in file order, across all the
-    /// sequences above it. Only the branches on the way there and below it are read.
+    /// Decodes every value at `path` (such as `features.[].properties.ADMIN`, as text or a
+    /// [`Path`]) into the collection `T`, such as `Vec<String>`: one item per value at the path,
+    /// in file order, across all the sequences above it.
     ///
-    /// Segments are field and variant names (matched in canonical case), `[]` for the items of a
-    /// sequence or array, `{key}` and `{value}` for a map's, and positions for tuple elements;
-    /// options are stepped through. A path that does not exist is a
+    /// [`Path`] says what each segment means at each kind of node. Only the streams on the way
+    /// there (presence, lengths, discriminants) and the branches below it are read (and, for a
+    /// string column stored keyed by another, that one too), all under one decoding budget. A path
+    /// that does not exist, or text that is not a path, is a
     /// [`PathNotFound`](DecodeErrorKind::PathNotFound) error.
-    pub fn decode_path<T: Decode>(&self, path: &str) -> Result<T, DecodeError> {
+    pub fn decode_path<T: Decode>(&self, path: impl AsPath) -> Result<T, DecodeError> {
+        let path = path.as_path()?;
         if self.view.rows != 1 {
             return Err(DecodeError::new(
                 DecodeErrorKind::Corrupt,
@@ -102,20 +105,14 @@ impl<'a> Reader<'a> {
                 "the file does not hold one root value",
             ));
         }
+        let route = resolve(self.view.tree.root(), &path)?;
         let mut ctx = self.view.context(&self.options);
-        let (node, count) = locate(self.view.tree.root(), 1, path, &mut ctx)?;
-        // The values at the path become the items of one sequence, so that any collection type
-        // decodes them.
-        let mut lengths = vec![int::FIXED];
-        let width = (u64::BITS - (count as u64).leading_zeros()).div_ceil(8) as u8;
-        lengths.push(width);
-        lengths.extend_from_slice(&(count as u64).to_le_bytes()[..usize::from(width)]);
-        let tree = self.view.tree.with_sequence_of(node);
-        let mut branches = self.view.branches.clone();
-        branches.push(&lengths);
-        let ctx = DecodeContext::new(branches, self.view.budget(&self.options));
+        let mut count = 1;
+        for &(node, index) in &route.steps {
+            count = values_below(node, index, count, &mut ctx)?;
+        }
         let mut decoder: T::Decoder = ctx.decode_root(
-            tree.root_of_sequence(),
+            route.node.gathered(count),
             1,
             self.view.parallel(&self.options),
         )?;
@@ -123,83 +120,44 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Walks `path` from `node`, which holds `count` values, to the node it names and the number of
-/// values there, reading the presence, length and discriminant streams on the way.
-fn locate<'t>(
-    mut node: NodeRef<'t>,
-    mut count: usize,
-    path: &str,
+/// How many values a step from `node`, which holds `count` values, to its child `index` leads
+/// to, reading the stream that decides it: presence, lengths or discriminants.
+fn values_below(
+    node: NodeRef<'_>,
+    index: usize,
+    count: usize,
     ctx: &mut DecodeContext<'_>,
-) -> Result<(NodeRef<'t>, usize), DecodeError> {
-    let not_found = |at: NodeRef<'_>, segment: &str| {
-        DecodeError::new(
-            DecodeErrorKind::PathNotFound,
-            path,
-            format!(
-                "`{}` has no `{segment}` (it is {})",
-                if at.path().is_empty() {
-                    "the root"
-                } else {
-                    "the node"
-                },
-                at.node_type()
-            ),
-        )
-    };
-    for segment in path.split('.').filter(|s| !s.is_empty()) {
-        // Options are transparent in paths: step to their present values first.
-        while node.node_type() == NodeType::Option {
-            count = ctx
-                .presence(node, count)?
-                .into_iter()
-                .filter(|&present| present)
-                .count();
-            node = node.child(0).ok_or_else(|| not_found(node, segment))?;
-        }
-        let (child, child_count) = match (node.node_type(), segment) {
-            (NodeType::Seq, "[]") => (node.child(0), ctx.lengths(node, count)?.1),
-            (NodeType::Array, "[]") => {
-                let total = usize::try_from(node.array_len())
-                    .ok()
-                    .and_then(|len| len.checked_mul(count));
-                (
-                    node.child(0),
-                    total.ok_or_else(|| not_found(node, segment))?,
-                )
-            }
-            (NodeType::Map, "{key}" | "{value}") => {
-                let total = ctx.lengths(node, count)?.1;
-                (node.child(usize::from(segment == "{value}")), total)
-            }
-            (NodeType::Tuple, index) => (index.parse().ok().and_then(|i| node.child(i)), count),
-            (NodeType::Struct, name) => (node.find_child(name)?.and_then(|i| node.child(i)), count),
-            (NodeType::Enum | NodeType::Union, name) => match node.find_child(name)? {
-                Some(index) => {
-                    let discriminants = ctx.discriminants(node, count)?;
-                    (
-                        node.child(index),
-                        discriminants
-                            .iter()
-                            .filter(|&&d| d as usize == index)
-                            .count(),
-                    )
-                }
-                None => (None, 0),
-            },
-            _ => (None, 0),
-        };
-        node = child.ok_or_else(|| not_found(node, segment))?;
-        count = child_count;
-    }
-    Ok((node, count))
+) -> Result<usize, DecodeError> {
+    Ok(match node.node_type() {
+        NodeType::Option => ctx
+            .presence(node, count)?
+            .into_iter()
+            .filter(|&present| present)
+            .count(),
+        NodeType::Seq | NodeType::Map => ctx.lengths(node, count)?.1,
+        NodeType::Array => usize::try_from(node.array_len())
+            .ok()
+            .and_then(|len| len.checked_mul(count))
+            .ok_or_else(|| {
+                limit_exceeded("the array items add up to more than memory can address")
+                    .at_path_if_unset(|| node.path())
+            })?,
+        NodeType::Enum | NodeType::Union => ctx
+            .discriminants(node, count)?
+            .into_iter()
+            .filter(|&discriminant| discriminant as usize == index)
+            .count(),
+        // A tuple or struct value holds one value of each element or field.
+        _ => count,
+    })
 }
 
 /// One node of a file's schema, with its children.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemaNode {
-    /// The dotted path from the root.
-    pub path: String,
+    /// The path from the root.
+    pub path: Path,
     /// The field or variant name by which the parent reaches this node, as written in the file.
     pub name: Option<String>,
     /// The type of the node.
@@ -220,7 +178,7 @@ impl SchemaNode {
     fn build(node: NodeRef<'_>, branches: &[&[u8]], paths: &[String]) -> SchemaNode {
         let branch = node.branch().and_then(|index| branches.get(index)).copied();
         SchemaNode {
-            path: node.path(),
+            path: node.schema_path(),
             name: node.name().map(str::to_owned),
             node_type: node.node_type(),
             array_len: (node.node_type() == NodeType::Array).then(|| node.array_len()),
@@ -233,28 +191,11 @@ impl SchemaNode {
         }
     }
 
-    /// The node at `path` (spelled as in [`Reader::decode_path`], names matched canonically).
-    pub fn find(&self, path: &str) -> Option<&SchemaNode> {
-        let mut node = self;
-        for segment in path.split('.').filter(|s| !s.is_empty()) {
-            while node.node_type == NodeType::Option {
-                node = node.children.first()?;
-            }
-            node = match node.node_type {
-                NodeType::Tuple => node.children.get(segment.parse::<usize>().ok()?)?,
-                NodeType::Map => node.children.get(usize::from(segment == "{value}"))?,
-                NodeType::Seq | NodeType::Array => {
-                    node.children.first().filter(|_| segment == "[]")?
-                }
-                _ => {
-                    let wanted = canonical_name(segment);
-                    node.children.iter().find(|c| {
-                        c.name.as_deref().map(canonical_name).as_deref() == Some(&*wanted)
-                    })?
-                }
-            };
-        }
-        Some(node)
+    /// The node at `path` below this one (as text or a [`Path`]), resolved as
+    /// [`Reader::decode_path`] resolves it; `None` if there is none or the text is not a path.
+    pub fn find(&self, path: impl AsPath) -> Option<&SchemaNode> {
+        let path = path.as_path().ok()?;
+        resolve(self, &path).ok().map(|route| route.node)
     }
 
     /// This node and all below it, in pre-order.
@@ -295,10 +236,10 @@ impl fmt::Display for SchemaNode {
     /// An indented tree: name, type, encoding and bytes of every node.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fn line(node: &SchemaNode, depth: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            let label = match (&node.name, node.path.rsplit('.').next()) {
+            let label = match (&node.name, node.path.segments().last()) {
                 (Some(name), _) => name.clone(),
-                (None, Some(last)) if !node.path.is_empty() => last.to_owned(),
-                _ => "(root)".to_owned(),
+                (None, Some(last)) => last.to_string(),
+                (None, None) => "(root)".to_owned(),
             };
             let node_type = match node.array_len {
                 Some(len) => format!("array of {len}"),
@@ -314,5 +255,27 @@ impl fmt::Display for SchemaNode {
                 .try_for_each(|child| line(child, depth + 1, f))
         }
         line(self, 0, f)
+    }
+}
+
+impl<'a> SchemaView<'a> for &'a SchemaNode {
+    fn node_type(self) -> NodeType {
+        self.node_type
+    }
+
+    fn child_count(self) -> usize {
+        self.children.len()
+    }
+
+    fn child(self, index: usize) -> Option<Self> {
+        self.children.get(index)
+    }
+
+    fn name(self) -> Option<&'a str> {
+        self.name.as_deref()
+    }
+
+    fn canonical_name(self) -> Option<Cow<'a, str>> {
+        self.name.as_deref().map(canonical_name)
     }
 }

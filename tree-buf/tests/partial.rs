@@ -234,7 +234,7 @@ fn decode_path_matches_names_in_canonical_case() {
     assert!(err.message().contains("NAME"), "{err}");
     let schema = reader.schema();
     let admin = schema.find("features.[].properties.ADMIN").unwrap();
-    assert_eq!(admin.path, "features.[].properties.admin");
+    assert_eq!(admin.path.to_string(), "features.[].properties.admin");
     assert_eq!(admin.node_type, NodeType::Str);
     assert!(admin.bytes > 0 && admin.encoding.is_some());
 }

@@ -7,7 +7,8 @@ mod tag;
 mod tree;
 mod writer;
 
-pub use path::Segment;
+pub(crate) use path::{resolve, SchemaView};
+pub use path::{AsPath, Path, PathError, Segment};
 pub use tag::NodeType;
 pub use tree::NodeRef;
 pub(crate) use tree::SchemaTree;

@@ -16,17 +16,19 @@
 use std::borrow::Cow;
 
 use super::canonical::canonical_name;
-use super::path::{render, Segment};
+use super::path::{Path, SchemaView, Segment};
 use super::tag::NodeType;
 use crate::encodings::bytes::ByteReader;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::options::MAX_DEPTH;
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Node {
     pub(crate) node_type: NodeType,
     parent: Option<u32>,
-    pub(crate) segment: Segment,
+    /// The step from the parent; none for the root and the present values of an option, which
+    /// add nothing to the path.
+    segment: Option<Segment>,
     /// The canonical spelling of a field or variant name, for matching, where it differs from
     /// the name as written.
     canonical: Option<String>,
@@ -37,7 +39,7 @@ pub(crate) struct Node {
 }
 
 /// The parsed schema of a file.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct SchemaTree {
     nodes: Vec<Node>,
     /// The children of every node, each node's in one run (so that parsing allocates nothing
@@ -55,13 +57,13 @@ impl SchemaTree {
             branch_count: 0,
         };
         let mut reader = ByteReader::new(bytes);
-        tree.parse_node(&mut reader, None, Segment::Some, 0, &mut Vec::new())?;
+        tree.parse_node(&mut reader, None, None, 0, &mut Vec::new())?;
         reader.finish("the schema")?;
         // A spare node that stands for any absent part of the schema.
         tree.nodes.push(Node {
             node_type: NodeType::Void,
             parent: None,
-            segment: Segment::Some,
+            segment: None,
             canonical: None,
             children: 0..0,
             branch: None,
@@ -74,7 +76,7 @@ impl SchemaTree {
         &mut self,
         reader: &mut ByteReader<'_>,
         parent: Option<u32>,
-        segment: Segment,
+        segment: Option<Segment>,
         depth: usize,
         pending: &mut Vec<u32>,
     ) -> Result<u32, DecodeError> {
@@ -85,14 +87,14 @@ impl SchemaTree {
         &mut self,
         reader: &mut ByteReader<'_>,
         parent: Option<u32>,
-        segment: Segment,
+        segment: Option<Segment>,
         depth: usize,
         pending: &mut Vec<u32>,
     ) -> Result<u32, DecodeError> {
         let child_path = |tree: &SchemaTree| -> String {
-            let mut segments = parent.map_or_else(Vec::new, |p| tree.segments(p));
-            segments.push(segment.clone());
-            render(&segments)
+            let mut path = parent.map_or_else(Path::root, |p| tree.path_of(p));
+            path.extend(segment.clone());
+            path.to_string()
         };
         if depth >= MAX_DEPTH {
             return Err(DecodeError::new(
@@ -107,7 +109,7 @@ impl SchemaTree {
         })?;
         let id = self.nodes.len() as u32;
         let canonical = match &segment {
-            Segment::Field(name) | Segment::Variant(name) => match canonical_name(name) {
+            Some(Segment::Name(name)) => match canonical_name(name) {
                 Cow::Owned(canonical) => Some(canonical),
                 Cow::Borrowed(_) => None,
             },
@@ -126,7 +128,7 @@ impl SchemaTree {
             branch,
             array_len: 0,
         });
-        let path = |tree: &SchemaTree| NodeRef { tree, id }.path();
+        let path = |tree: &SchemaTree| tree.path_of(id).to_string();
         // This node's children gather at the end of `pending` (the nodes below them have moved
         // theirs to `child_ids` by the time they return), then move to `child_ids` in one run.
         let first_pending = pending.len();
@@ -136,20 +138,20 @@ impl SchemaTree {
             Ok::<(), DecodeError>(())
         };
         match node_type {
-            NodeType::Option => child(self, reader, Segment::Some)?,
-            NodeType::Seq => child(self, reader, Segment::Items)?,
+            NodeType::Option => child(self, reader, None)?,
+            NodeType::Seq => child(self, reader, Some(Segment::Items))?,
             NodeType::Array => {
                 self.nodes[id as usize].array_len = reader.varint()?;
-                child(self, reader, Segment::Items)?;
+                child(self, reader, Some(Segment::Items))?;
             }
             NodeType::Map => {
-                child(self, reader, Segment::Keys)?;
-                child(self, reader, Segment::Values)?;
+                child(self, reader, Some(Segment::Keys))?;
+                child(self, reader, Some(Segment::Values))?;
             }
             NodeType::Tuple => {
                 let len = reader.count(1)?;
                 for index in 0..len {
-                    child(self, reader, Segment::Index(index))?;
+                    child(self, reader, Some(Segment::Index(index)))?;
                 }
             }
             NodeType::Struct | NodeType::Enum | NodeType::Union => {
@@ -161,12 +163,7 @@ impl SchemaTree {
                                 .at_path_if_unset(|| path(self))
                         })?
                         .to_owned();
-                    let segment = if node_type == NodeType::Struct {
-                        Segment::Field(name)
-                    } else {
-                        Segment::Variant(name)
-                    };
-                    child(self, reader, segment)?;
+                    child(self, reader, Some(Segment::Name(name)))?;
                 }
             }
             _ => {}
@@ -178,57 +175,27 @@ impl SchemaTree {
     }
 
     pub(crate) fn root(&self) -> NodeRef<'_> {
-        NodeRef { tree: self, id: 0 }
+        NodeRef::at(self, 0)
     }
 
     /// A node that stands for an absent part of the schema.
     pub(crate) fn void(&self) -> NodeRef<'_> {
-        NodeRef {
-            tree: self,
-            id: self.nodes.len() as u32 - 1,
-        }
-    }
-
-    /// A copy of the tree with one more node, outside the file's tree: a sequence whose items are
-    /// `node` and whose lengths are branch number [`Self::branch_count`].
-    pub(crate) fn with_sequence_of(&self, node: NodeRef<'_>) -> SchemaTree {
-        let mut tree = self.clone();
-        let void = tree.nodes.pop();
-        let child_at = tree.child_ids.len() as u32;
-        tree.child_ids.push(node.id);
-        tree.nodes.push(Node {
-            node_type: NodeType::Seq,
-            parent: None,
-            segment: Segment::Some,
-            canonical: None,
-            children: child_at..child_at + 1,
-            branch: Some(self.branch_count),
-            array_len: 0,
-        });
-        tree.nodes.extend(void);
-        tree
-    }
-
-    /// The node added by [`Self::with_sequence_of`].
-    pub(crate) fn root_of_sequence(&self) -> NodeRef<'_> {
-        NodeRef {
-            tree: self,
-            id: self.nodes.len() as u32 - 2,
-        }
+        NodeRef::at(self, self.nodes.len() as u32 - 1)
     }
 
     pub(crate) fn branch_count(&self) -> usize {
         self.branch_count
     }
 
-    fn segments(&self, mut id: u32) -> Vec<Segment> {
+    /// The path from the root to node `id`.
+    fn path_of(&self, mut id: u32) -> Path {
         let mut segments = Vec::new();
         while let Some(parent) = self.nodes[id as usize].parent {
-            segments.push(self.nodes[id as usize].segment.clone());
+            segments.extend(self.nodes[id as usize].segment.clone());
             id = parent;
         }
         segments.reverse();
-        segments
+        Path::from(segments)
     }
 }
 
@@ -237,25 +204,56 @@ impl SchemaTree {
 pub struct NodeRef<'a> {
     tree: &'a SchemaTree,
     id: u32,
+    /// Set when this stands not for node `id` but for an array of that many of its values,
+    /// outside the file's tree: what [`crate::Reader::decode_path`] decodes its collection from.
+    gathered: Option<u64>,
 }
 
 impl<'a> NodeRef<'a> {
-    pub(crate) fn node(self) -> &'a Node {
+    fn at(tree: &'a SchemaTree, id: u32) -> NodeRef<'a> {
+        NodeRef {
+            tree,
+            id,
+            gathered: None,
+        }
+    }
+
+    /// An array of `count` values of this node, in order: it has no branch and this node as its
+    /// items, so that a collection type decodes every value at a path from it.
+    pub(crate) fn gathered(self, count: usize) -> NodeRef<'a> {
+        NodeRef {
+            gathered: Some(count as u64),
+            ..self
+        }
+    }
+
+    fn node(self) -> &'a Node {
         &self.tree.nodes[self.id as usize]
     }
 
     /// The type of this node.
     pub fn node_type(self) -> NodeType {
-        self.node().node_type
+        match self.gathered {
+            Some(_) => NodeType::Array,
+            None => self.node().node_type,
+        }
     }
 
-    /// The dotted path from the root to this node.
+    /// The path from the root to this node (to the node whose values it gathers).
+    pub(crate) fn schema_path(self) -> Path {
+        self.tree.path_of(self.id)
+    }
+
+    /// The dotted path from the root to this node, as [`Path`] writes it.
     pub fn path(self) -> String {
-        render(&self.tree.segments(self.id))
+        self.schema_path().to_string()
     }
 
     pub(crate) fn branch(self) -> Option<usize> {
-        self.node().branch
+        match self.gathered {
+            Some(_) => None,
+            None => self.node().branch,
+        }
     }
 
     /// This node's place in its tree, for [`Self::with_id`].
@@ -268,45 +266,52 @@ impl<'a> NodeRef<'a> {
         NodeRef {
             tree: self.tree,
             id: id.min(self.tree.nodes.len() as u32 - 1),
+            gathered: None,
         }
     }
 
     pub(crate) fn array_len(self) -> u64 {
-        self.node().array_len
+        self.gathered.unwrap_or(self.node().array_len)
     }
 
-    fn child_ids(self) -> &'a [u32] {
-        let children = &self.node().children;
-        &self.tree.child_ids[children.start as usize..children.end as usize]
+    fn child_count(self) -> usize {
+        match self.gathered {
+            Some(_) => 1,
+            None => self.node().children.len(),
+        }
+    }
+
+    /// The child at `index`, which must be below [`Self::child_count`].
+    fn nth_child(self, index: usize) -> NodeRef<'a> {
+        let id = match self.gathered {
+            Some(_) => self.id,
+            None => self.tree.child_ids[self.node().children.start as usize + index],
+        };
+        NodeRef::at(self.tree, id)
     }
 
     /// The child at `index`: the only child of options, sequences and arrays; keys (0) and
     /// values (1) of maps; elements, fields and variants in order.
     pub(crate) fn child(self, index: usize) -> Option<NodeRef<'a>> {
-        self.child_ids().get(index).map(|&id| NodeRef {
-            tree: self.tree,
-            id,
-        })
+        (index < self.child_count()).then(|| self.nth_child(index))
     }
 
     pub(crate) fn children(self) -> impl ExactSizeIterator<Item = NodeRef<'a>> {
-        self.child_ids().iter().map(move |&id| NodeRef {
-            tree: self.tree,
-            id,
-        })
+        (0..self.child_count()).map(move |index| self.nth_child(index))
     }
 
     /// The field or variant name by which the parent reaches this node, as written.
     pub(crate) fn name(self) -> Option<&'a str> {
-        match &self.node().segment {
-            Segment::Field(name) | Segment::Variant(name) => Some(name),
+        match (self.gathered, &self.node().segment) {
+            (None, Some(Segment::Name(name))) => Some(name),
             _ => None,
         }
     }
 
     /// The field or variant name by which the parent reaches this node, in canonical form.
     fn canonical_name(self) -> Option<&'a str> {
-        self.node().canonical.as_deref().or_else(|| self.name())
+        let name = self.name()?;
+        Some(self.node().canonical.as_deref().unwrap_or(name))
     }
 
     /// The index of the child whose name matches `name` canonically; two matches are an error.
@@ -343,5 +348,27 @@ impl<'a> NodeRef<'a> {
                 self.node_type()
             ),
         )
+    }
+}
+
+impl<'a> SchemaView<'a> for NodeRef<'a> {
+    fn node_type(self) -> NodeType {
+        NodeRef::node_type(self)
+    }
+
+    fn child_count(self) -> usize {
+        NodeRef::child_count(self)
+    }
+
+    fn child(self, index: usize) -> Option<Self> {
+        NodeRef::child(self, index)
+    }
+
+    fn name(self) -> Option<&'a str> {
+        NodeRef::name(self)
+    }
+
+    fn canonical_name(self) -> Option<Cow<'a, str>> {
+        NodeRef::canonical_name(self).map(Cow::Borrowed)
     }
 }

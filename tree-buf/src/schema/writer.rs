@@ -4,7 +4,7 @@
 //! owns a stream hands its column over at the same moment, so branch `i` is the `i`-th node with a
 //! stream in pre-order; the file needs no branch ids.
 
-use super::path::{render, Segment};
+use super::path::{Path, Segment};
 use super::tag::NodeType;
 use crate::branch::Column;
 use crate::encodings::bytes::{write_prefixed, write_varint};
@@ -20,7 +20,9 @@ pub type EncodeResult = Result<(), EncodeError>;
 pub struct SchemaWriter {
     schema: Vec<u8>,
     columns: Vec<(Column, Option<usize>)>,
-    path: Vec<Segment>,
+    /// The steps to the node being written, one per level (none for an option's present
+    /// values, which add nothing to the path).
+    path: Vec<Option<Segment>>,
     /// The length of the array whose items are written next, if that is the current node.
     array_len: Option<usize>,
     /// For each struct or tuple being written, innermost last, the string branches below it and
@@ -55,7 +57,8 @@ impl SchemaWriter {
 
     /// The path being written, for error messages.
     pub fn path(&self) -> String {
-        render(&self.path)
+        let path: Path = self.path.iter().flatten().cloned().collect();
+        path.to_string()
     }
 
     /// An error for a value nested deeper than [`MAX_DEPTH`] below the current node.
@@ -79,7 +82,7 @@ impl SchemaWriter {
 
     fn child(
         &mut self,
-        segment: Segment,
+        segment: Option<Segment>,
         write: impl FnOnce(&mut Self) -> EncodeResult,
     ) -> EncodeResult {
         self.path.push(segment);
@@ -116,7 +119,7 @@ impl SchemaWriter {
     ) -> EncodeResult {
         self.node(NodeType::Option)?;
         self.columns.push((Column::Bool(presence), None));
-        self.child(Segment::Some, inner)
+        self.child(None, inner)
     }
 
     /// A sequence: its length stream, then all items.
@@ -127,7 +130,7 @@ impl SchemaWriter {
     ) -> EncodeResult {
         self.node(NodeType::Seq)?;
         self.columns.push((Column::lengths(lengths), None));
-        self.child(Segment::Items, items)
+        self.child(Some(Segment::Items), items)
     }
 
     /// A fixed-length array of `len` items each, then all items.
@@ -139,7 +142,7 @@ impl SchemaWriter {
         self.node(NodeType::Array)?;
         write_varint(&mut self.schema, len as u64);
         self.array_len = Some(len);
-        self.child(Segment::Items, items)
+        self.child(Some(Segment::Items), items)
     }
 
     /// A map: its length stream, then all keys, then all values.
@@ -151,8 +154,8 @@ impl SchemaWriter {
     ) -> EncodeResult {
         self.node(NodeType::Map)?;
         self.columns.push((Column::lengths(lengths), None));
-        self.child(Segment::Keys, keys)?;
-        self.child(Segment::Values, values)
+        self.child(Some(Segment::Keys), keys)?;
+        self.child(Some(Segment::Values), values)
     }
 
     /// A tuple of `len` elements; `elements` must call [`Self::element`] once for each, in order.
@@ -172,7 +175,7 @@ impl SchemaWriter {
         index: usize,
         write: impl FnOnce(&mut Self) -> EncodeResult,
     ) -> EncodeResult {
-        self.child(Segment::Index(index), write)
+        self.child(Some(Segment::Index(index)), write)
     }
 
     /// A struct of `len` named fields; `fields` must call [`Self::field`] once for each.
@@ -204,7 +207,7 @@ impl SchemaWriter {
         write: impl FnOnce(&mut Self) -> EncodeResult,
     ) -> EncodeResult {
         write_prefixed(&mut self.schema, name.as_bytes());
-        self.child(Segment::Field(name.to_owned()), write)
+        self.child(Some(Segment::Name(name.to_owned())), write)
     }
 
     /// An enum of `len` variants with its discriminant stream (indices into the variants, in the
@@ -244,6 +247,6 @@ impl SchemaWriter {
         write: impl FnOnce(&mut Self) -> EncodeResult,
     ) -> EncodeResult {
         write_prefixed(&mut self.schema, name.as_bytes());
-        self.child(Segment::Variant(name.to_owned()), write)
+        self.child(Some(Segment::Name(name.to_owned())), write)
     }
 }
