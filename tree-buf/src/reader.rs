@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::branch::DecodeContext;
 use crate::encodings::{bool as bools, float, int, string};
-use crate::error::{limit_exceeded, DecodeError, DecodeErrorKind};
+use crate::error::{DecodeError, DecodeErrorKind};
 use crate::file::FileView;
 use crate::options::DecodeOptions;
 use crate::schema::canonical::canonical_name;
@@ -135,13 +135,7 @@ fn values_below(
             .filter(|&present| present)
             .count(),
         NodeType::Seq | NodeType::Map => ctx.lengths(node, count)?.1,
-        NodeType::Array => usize::try_from(node.array_len())
-            .ok()
-            .and_then(|len| len.checked_mul(count))
-            .ok_or_else(|| {
-                limit_exceeded("the array items add up to more than memory can address")
-                    .at_path_if_unset(|| node.path())
-            })?,
+        NodeType::Array => node.array_items(count)?,
         NodeType::Enum | NodeType::Union => ctx
             .discriminants(node, count)?
             .into_iter()

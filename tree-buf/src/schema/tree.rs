@@ -274,6 +274,20 @@ impl<'a> NodeRef<'a> {
         self.gathered.unwrap_or(self.node().array_len)
     }
 
+    /// The items of `count` values of this array node, checked to fit in memory.
+    pub(crate) fn array_items(self, count: usize) -> Result<usize, DecodeError> {
+        usize::try_from(self.array_len())
+            .ok()
+            .and_then(|len| len.checked_mul(count))
+            .ok_or_else(|| {
+                DecodeError::new(
+                    DecodeErrorKind::LimitExceeded,
+                    self.path(),
+                    "the array items add up to more than memory can address",
+                )
+            })
+    }
+
     fn child_count(self) -> usize {
         match self.gathered {
             Some(_) => 1,

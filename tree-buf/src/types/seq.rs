@@ -140,14 +140,8 @@ pub(crate) fn read_lengths(
             Ok((Lengths::Stream(lengths.into_iter()), total))
         }
         NodeType::Array => {
+            let total = node.array_items(count)?;
             let len = usize::try_from(node.array_len()).unwrap_or(usize::MAX);
-            let total = len.checked_mul(count).ok_or_else(|| {
-                DecodeError::new(
-                    DecodeErrorKind::LimitExceeded,
-                    node.path(),
-                    "the array items add up to more than memory can address",
-                )
-            })?;
             Ok((Lengths::Fixed(len), total))
         }
         _ => Err(node.mismatch(expected)),
