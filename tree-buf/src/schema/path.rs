@@ -173,6 +173,10 @@ fn parse_segment(text: &str) -> Result<(Segment, &str), (&str, &'static str)> {
         let mut chars = quoted.char_indices();
         while let Some((i, c)) = chars.next() {
             match c {
+                // One spelling per path: a name that reads back bare is written bare.
+                '"' if !needs_quotes(&name) => {
+                    return Err((text, "this name needs no quotes: write it bare"))
+                }
                 '"' => return Ok((Segment::Name(name), &quoted[i + 1..])),
                 '\\' => match chars.next() {
                     Some((_, escaped @ ('"' | '\\'))) => name.push(escaped),
@@ -475,7 +479,8 @@ mod tests {
             ("007", 0),
             ("a.b[0]", 2),
             ("\"open", 0),
-            ("\"a\"b", 3),
+            ("\"a.b\"c", 5),
+            ("x.\"a\"", 2),
             ("\"\\n\"", 1),
             ("a.99999999999999999999999", 2),
             ("a. b", 2),
