@@ -31,11 +31,7 @@ pub(crate) fn write_with(
 ) -> Result<Vec<u8>, EncodeError> {
     let mut writer = SchemaWriter::new();
     write_root(&mut writer)?;
-    let WrittenSchema {
-        schema,
-        columns,
-        string_siblings,
-    } = writer.into_parts();
+    let WrittenSchema { schema, columns } = writer.into_parts();
     let encode =
         |(column, group): &(Column, Option<usize>)| column.encode(*group, &options.settings);
     let values: usize = columns.iter().map(|(column, _)| column.len()).sum();
@@ -46,8 +42,8 @@ pub(crate) fn write_with(
         columns.iter().map(encode).collect()
     };
     key_string_siblings(
+        &schema,
         &columns,
-        &string_siblings,
         &mut branches,
         &options.settings,
         parallel,

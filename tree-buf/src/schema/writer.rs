@@ -23,20 +23,13 @@ pub struct SchemaWriter {
     path: Vec<Segment>,
     /// The length of the array whose items are written next, if that is the current node.
     array_len: Option<usize>,
-    /// For each struct or tuple being written, innermost last, the string branches below it and
-    /// below no struct or tuple inside it.
-    open_structs: Vec<Vec<usize>>,
-    /// Such string branches of each struct or tuple written, where there are two or more.
-    string_siblings: Vec<Vec<usize>>,
 }
 
-/// What a [`SchemaWriter`] collected: the schema, the columns in branch order with the length of
-/// the fixed-size arrays each is the items of (if any), and the groups of string branches that
-/// share their nearest struct or tuple, whose columns may be keyed by one another.
+/// What a [`SchemaWriter`] collected: the schema, and the columns in branch order with the length
+/// of the fixed-size arrays each is the items of (if any).
 pub(crate) struct WrittenSchema {
     pub(crate) schema: Vec<u8>,
     pub(crate) columns: Vec<(Column, Option<usize>)>,
-    pub(crate) string_siblings: Vec<Vec<usize>>,
 }
 
 impl SchemaWriter {
@@ -49,7 +42,6 @@ impl SchemaWriter {
         WrittenSchema {
             schema: self.schema,
             columns: self.columns,
-            string_siblings: self.string_siblings,
         }
     }
 
@@ -101,9 +93,6 @@ impl SchemaWriter {
     /// A leaf and its column of values.
     pub(crate) fn leaf(&mut self, node_type: NodeType, column: Column) -> EncodeResult {
         let array_len = self.node(node_type)?;
-        if let (Column::Str(_), Some(siblings)) = (&column, self.open_structs.last_mut()) {
-            siblings.push(self.columns.len());
-        }
         self.columns.push((column, array_len));
         Ok(())
     }
@@ -163,7 +152,7 @@ impl SchemaWriter {
     ) -> EncodeResult {
         self.node(NodeType::Tuple)?;
         write_varint(&mut self.schema, len as u64);
-        self.with_siblings(elements)
+        elements(self)
     }
 
     /// Tuple element `index`.
@@ -183,18 +172,7 @@ impl SchemaWriter {
     ) -> EncodeResult {
         self.node(NodeType::Struct)?;
         write_varint(&mut self.schema, len as u64);
-        self.with_siblings(fields)
-    }
-
-    /// Writes the fields or elements of a struct or tuple, collecting its string branches.
-    fn with_siblings(&mut self, write: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
-        self.open_structs.push(Vec::new());
-        let result = write(self);
-        let siblings = self.open_structs.pop().unwrap_or_default();
-        if siblings.len() > 1 {
-            self.string_siblings.push(siblings);
-        }
-        result
+        fields(self)
     }
 
     /// A named field of the current struct.
