@@ -34,11 +34,15 @@
 //!
 //! - `compact_str`: `compact_str::CompactString` encodes and decodes as a string. Strings of up
 //!   to 24 bytes are kept inline, so loading many short strings allocates nothing per string.
+//! - `codec-api`: the `tree_buf::codec` module, column codecs on plain slices (Simple16), for benchmarks
+//!   and programs that want a codec without the file format.
 
 #![forbid(unsafe_code)]
 
 mod branch;
 mod breakdown;
+#[cfg(feature = "codec-api")]
+pub mod codec;
 mod encodings;
 mod error;
 mod file;
@@ -120,22 +124,10 @@ pub mod __private {
     pub use crate::error::DecodeError;
     pub use crate::schema::{EncodeResult, NodeRef, SchemaWriter};
     pub use crate::types::{
-        check_unit, Discriminants, EnumNode, Lazy, Missing, OrDefault, StructNode, TupleNode,
-        UnitEncoder, ValueDecoder, ValueEncoder,
+        check_unit, Discriminants, EnumNode, Missing, OrDefault, StructNode, TupleNode, UnitEncoder,
+        ValueDecoder, ValueEncoder,
     };
     pub use core::default::Default;
-
-    /// Simple16-packs values below 2^28, for benchmarks against other implementations.
-    pub fn simple16_encode(values: &[u32]) -> Vec<u8> {
-        let mut out = Vec::new();
-        crate::encodings::int::simple16::encode_words(values, &mut out);
-        out
-    }
-
-    /// Unpacks `count` values packed by [`simple16_encode`].
-    pub fn simple16_decode(bytes: &[u8], count: usize) -> Result<Vec<u32>, DecodeError> {
-        crate::encodings::int::simple16::decode_u32(bytes, count)
-    }
     pub use core::marker::PhantomData;
     pub use core::result::Result::{self, Ok};
 }
