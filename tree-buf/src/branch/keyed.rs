@@ -64,7 +64,10 @@ pub(crate) fn key_string_siblings(
     let schema = SchemaTree::parse(schema);
     // The schema just written always parses. Were an encoder to break that, the file could not be
     // read anyway; keying, which only saves space, is then skipped.
-    debug_assert!(schema.is_ok(), "the schema written does not parse: {schema:?}");
+    debug_assert!(
+        schema.is_ok(),
+        "the schema written does not parse: {schema:?}"
+    );
     let Ok(schema) = schema else {
         return;
     };
@@ -125,5 +128,50 @@ pub(crate) fn key_string_siblings(
     };
     for (index, stream) in keyed {
         branches[index] = stream;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::branch::Words;
+    use crate::schema::{EncodeResult, SchemaWriter};
+
+    fn string(out: &mut SchemaWriter) -> EncodeResult {
+        out.leaf(NodeType::Str, Column::Str(StrColumn::default()))
+    }
+
+    #[test]
+    fn siblings_are_the_strings_under_one_struct_or_tuple() {
+        let mut out = SchemaWriter::new();
+        // { a: str, b: Option<str>, c: Vec<{ d: str, e: str }>, f: (str, u8, str), g: { h: str } }
+        out.structure(5, |out| {
+            out.field("a", string)?; // branch 0
+            out.field("b", |out| out.option(vec![], string))?; // 1, 2
+            out.field("c", |out| {
+                out.seq(vec![], |out| {
+                    out.structure(2, |out| {
+                        out.field("d", string)?; // 4
+                        out.field("e", string) // 5
+                    })
+                })
+            })?; // 3
+            out.field("f", |out| {
+                out.tuple(3, |out| {
+                    out.element(0, string)?; // 6
+                    out.element(1, |out| {
+                        out.leaf(NodeType::U8, Column::Int(Words::U8(vec![]))) // 7
+                    })?;
+                    out.element(2, string) // 8
+                })
+            })?;
+            out.field("g", |out| out.structure(1, |out| out.field("h", string)))
+            // 9
+        })
+        .unwrap();
+        let schema = SchemaTree::parse(&out.into_parts().schema).unwrap();
+        let mut groups = string_sibling_groups(&schema);
+        groups.sort();
+        assert_eq!(groups, [vec![0, 2], vec![4, 5], vec![6, 8]]);
     }
 }
