@@ -15,7 +15,8 @@ use crate::options::MAX_DEPTH;
 pub type EncodeResult = Result<(), EncodeError>;
 
 /// Collects the schema and the columns of a value being encoded. Generated code uses it through
-/// `tree_buf::__private`; it is not meant to be called by hand.
+/// `tree_buf::__private` (the methods for structs, tuples, enums and units are public for it); it
+/// is not meant to be called by hand.
 #[derive(Debug, Default)]
 pub struct SchemaWriter {
     schema: Vec<u8>,
@@ -46,12 +47,12 @@ impl SchemaWriter {
     }
 
     /// The path being written, for error messages.
-    pub fn path(&self) -> String {
+    pub(crate) fn path(&self) -> String {
         render(&self.path)
     }
 
     /// An error for a value nested deeper than [`MAX_DEPTH`] below the current node.
-    pub fn too_deep(&self) -> EncodeError {
+    pub(crate) fn too_deep(&self) -> EncodeError {
         EncodeError::new(
             EncodeErrorKind::DepthLimit,
             self.path(),
@@ -81,7 +82,7 @@ impl SchemaWriter {
     }
 
     /// A place no value was written to.
-    pub fn void(&mut self) -> EncodeResult {
+    pub(crate) fn void(&mut self) -> EncodeResult {
         self.node(NodeType::Void).map(drop)
     }
 
@@ -98,7 +99,7 @@ impl SchemaWriter {
     }
 
     /// An option: its presence stream, then the present values.
-    pub fn option(
+    pub(crate) fn option(
         &mut self,
         presence: Vec<bool>,
         inner: impl FnOnce(&mut Self) -> EncodeResult,
@@ -109,7 +110,7 @@ impl SchemaWriter {
     }
 
     /// A sequence: its length stream, then all items.
-    pub fn seq(
+    pub(crate) fn seq(
         &mut self,
         lengths: Vec<u64>,
         items: impl FnOnce(&mut Self) -> EncodeResult,
@@ -120,7 +121,7 @@ impl SchemaWriter {
     }
 
     /// A fixed-length array of `len` items each, then all items.
-    pub fn array(
+    pub(crate) fn array(
         &mut self,
         len: usize,
         items: impl FnOnce(&mut Self) -> EncodeResult,
@@ -132,7 +133,7 @@ impl SchemaWriter {
     }
 
     /// A map: its length stream, then all keys, then all values.
-    pub fn map(
+    pub(crate) fn map(
         &mut self,
         lengths: Vec<u64>,
         keys: impl FnOnce(&mut Self) -> EncodeResult,
