@@ -114,8 +114,6 @@ impl std::error::Error for DecodeError {}
 pub enum EncodeErrorKind {
     /// The value nests deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) schema levels.
     DepthLimit,
-    /// The value holds something the format cannot represent (more than 2^32 enum variants, say).
-    Unsupported,
 }
 
 /// Why encoding failed, and at which schema path.
@@ -175,7 +173,6 @@ impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self.kind {
             EncodeErrorKind::DepthLimit => "nesting too deep",
-            EncodeErrorKind::Unsupported => "cannot encode",
         };
         write!(f, "{kind}")?;
         if !self.path.is_empty() {

@@ -32,16 +32,21 @@
 //!
 //! ## Optional features
 //!
+//! - `json` (on by default): `From` conversions between [`Value`] and `serde_json::Value`.
 //! - `parallel` (on by default): large files are encoded and decoded on rayon's threads, as
 //!   [`EncodeOptions::parallel`] and [`DecodeOptions::parallel`] allow. Without it, everything
 //!   runs on the calling thread and rayon is not a dependency.
 //! - `compact_str`: `compact_str::CompactString` encodes and decodes as a string. Strings of up
 //!   to 24 bytes are kept inline, so loading many short strings allocates nothing per string.
+//! - `codec-api`: the `tree_buf::codec` module, column codecs on plain slices (Simple16), for
+//!   benchmarks and programs that want a codec without the file format.
 
 #![forbid(unsafe_code)]
 
 mod branch;
 mod breakdown;
+#[cfg(feature = "codec-api")]
+pub mod codec;
 mod encodings;
 mod error;
 mod file;
@@ -71,8 +76,11 @@ pub mod prelude {
 ///
 /// # Panics
 ///
-/// If the value nests deeper than [`MAX_DEPTH`] schema levels; [`try_encode`] returns that as an
-/// error instead.
+/// Exactly when [`try_encode`] returns an error, which happens only when the value nests deeper
+/// than [`MAX_DEPTH`] schema levels: a recursive type (a linked list, a tree) that deep, or a
+/// [`Value`] that deep, such as JSON with 256 levels of nested arrays (see [`MAX_DEPTH`] for how
+/// levels count). Use [`try_encode`] for values whose depth the program does not control; the
+/// writers of [`Value`]s, [`ValueWriter`] and [`ArrayWriter`], return the error too.
 ///
 /// ```
 /// let bytes = tree_buf::encode(&vec!["a", "b"]);
@@ -85,13 +93,14 @@ pub fn encode<T: Encode + ?Sized>(value: &T) -> Vec<u8> {
     }
 }
 
-/// Encodes `value` with the default [`EncodeOptions`], returning an error instead of panicking
-/// when it nests too deep.
+/// Encodes `value` with the default [`EncodeOptions`]; a value nested deeper than [`MAX_DEPTH`]
+/// schema levels is an [`EncodeErrorKind::DepthLimit`] error, the only error encoding has.
 pub fn try_encode<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>, EncodeError> {
     encode_with_options(value, &EncodeOptions::default())
 }
 
-/// Encodes `value` with the given options: lossy floats, speed against size, parallelism.
+/// Encodes `value` with the given options: lossy floats, speed against size, parallelism. Errors
+/// as [`try_encode`] does.
 pub fn encode_with_options<T: Encode + ?Sized>(
     value: &T,
     options: &EncodeOptions,
@@ -124,22 +133,10 @@ pub mod __private {
     pub use crate::error::DecodeError;
     pub use crate::schema::{EncodeResult, NodeRef, SchemaWriter};
     pub use crate::types::{
-        check_unit, Discriminants, EnumNode, Lazy, Missing, OrDefault, StructNode, TupleNode,
+        check_unit, Discriminants, EnumNode, Missing, OrDefault, StructNode, TupleNode,
         UnitEncoder, ValueDecoder, ValueEncoder,
     };
     pub use core::default::Default;
-
-    /// Simple16-packs values below 2^28, for benchmarks against other implementations.
-    pub fn simple16_encode(values: &[u32]) -> Vec<u8> {
-        let mut out = Vec::new();
-        crate::encodings::int::simple16::encode_words(values, &mut out);
-        out
-    }
-
-    /// Unpacks `count` values packed by [`simple16_encode`].
-    pub fn simple16_decode(bytes: &[u8], count: usize) -> Result<Vec<u32>, DecodeError> {
-        crate::encodings::int::simple16::decode_u32(bytes, count)
-    }
     pub use core::marker::PhantomData;
     pub use core::result::Result::{self, Ok};
 }

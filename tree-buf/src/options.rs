@@ -5,7 +5,9 @@ use crate::encodings::Settings;
 /// The deepest nesting of schema levels that tree-buf encodes or decodes.
 ///
 /// Every struct, sequence, option, map, tuple and enum level counts one; `Box`, `Rc`, `Arc` and
-/// newtype structs are transparent. A value nested deeper fails to encode with
+/// newtype structs are transparent. A [`Value`](crate::Value) counts one per level of arrays,
+/// objects, variants and maps, and one more where a place is optional (it holds nulls, or a field
+/// some objects lack) or holds values of several kinds (a union). A value nested deeper fails to encode with
 /// [`EncodeErrorKind::DepthLimit`](crate::EncodeErrorKind::DepthLimit), and a file whose schema
 /// nests deeper fails to decode with [`DecodeErrorKind::LimitExceeded`](crate::DecodeErrorKind),
 /// so neither ever overflows the stack.

@@ -106,10 +106,15 @@ fn samples() -> Vec<Vec<u8>> {
         encode(&(0..300u32).map(|i| i * i).collect::<Vec<_>>()),
         encode(&vec![vec!["x".to_string(); 3]; 4]),
         encode(&7u8),
-        encode(&Value::from(serde_json::json!([
-            {"id": 1, "tags": ["a", "b"], "at": 1.5},
-            {"id": -2, "tags": [], "note": null, "at": "later"},
-        ]))),
+        encode(
+            &serde_json::from_str::<Value>(
+                r#"[
+                    {"id": 1, "tags": ["a", "b"], "at": 1.5},
+                    {"id": -2, "tags": [], "note": null, "at": "later"}
+                ]"#,
+            )
+            .unwrap(),
+        ),
     ]
 }
 

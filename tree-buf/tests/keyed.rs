@@ -77,7 +77,7 @@ fn a_name_given_its_id_is_keyed_and_reads_back_every_way() {
     assert!(by_path.iter().eq(rows.iter().map(|row| &row.name)));
 
     let value: Value = decode(&bytes).unwrap();
-    let json = serde_json::Value::from(value);
+    let json = serde_json::to_value(&value).unwrap();
     assert_eq!(json[500]["name"], "Renamed Player");
     assert_eq!(json[1]["name"].as_str(), Some(rows[1].name.as_str()));
 }

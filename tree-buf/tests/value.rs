@@ -1,10 +1,23 @@
 //! Schemaless reading and writing with `Value`, and its JSON conversions.
+//!
+//! JSON is read into `Value`s through serde, from text: objects then keep their key order
+//! whether or not serde_json's `preserve_order` feature is on (this crate does not turn it on).
 
 use proptest::prelude::*;
-use serde_json::json;
 use tree_buf::{
-    decode, encode, Decode, Encode, EncodeOptions, NodeType, Reader, Value, ValueWriter,
+    decode, encode, ArrayWriter, Decode, Encode, EncodeErrorKind, EncodeOptions, NodeType, Reader,
+    Value, ValueWriter,
 };
+
+/// JSON text as a `Value`, keys in order.
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap()
+}
+
+/// A `Value` as compact JSON text, keys in order.
+fn text(value: &Value) -> String {
+    serde_json::to_string(value).unwrap()
+}
 
 #[derive(Encode, Decode, Debug, PartialEq)]
 struct Order {
@@ -71,13 +84,15 @@ fn any_typed_file_decodes_into_a_value() {
 
 #[test]
 fn the_inferred_schema_is_columnar() {
-    let value = Value::from(json!({
-        "features": [
-            {"name": "a", "point": [1.5, 2.5], "mixed": 1, "sometimes": true},
-            {"name": "b", "point": [3.5, 4.5], "mixed": "one", "nullable": null},
-            {"name": "c", "point": [5.5, 6.5], "mixed": 2.5, "sometimes": false, "nullable": 3},
-        ]
-    }));
+    let value = json(
+        r#"{
+            "features": [
+                {"name": "a", "point": [1.5, 2.5], "mixed": 1, "sometimes": true},
+                {"name": "b", "point": [3.5, 4.5], "mixed": "one", "nullable": null},
+                {"name": "c", "point": [5.5, 6.5], "mixed": 2.5, "sometimes": false, "nullable": 3}
+            ]
+        }"#,
+    );
     let bytes = encode(&value);
     let schema = Reader::new(&bytes).unwrap().schema();
     assert_eq!(
@@ -115,29 +130,24 @@ fn the_inferred_schema_is_columnar() {
 
 #[test]
 fn json_round_trips_keep_key_order_missing_fields_and_nulls() {
-    let json = json!([
-        {"z": 1, "a": null, "m": {"deep": [1, -2, 3.25, "x", null, true, [], {}]}},
-        {"a": "now a string", "extra": u64::MAX},
-        [],
-        "text",
-        null,
-        {"z": -9_007_199_254_740_993i64}
-    ]);
-    let back: Value = decode(&encode(&Value::from(json.clone()))).unwrap();
-    // Compared as text: `serde_json` maps compare equal whatever their key order.
-    assert_eq!(serde_json::Value::from(back).to_string(), json.to_string());
+    let original = concat!(
+        r#"[{"z":1,"a":null,"m":{"deep":[1,-2,3.25,"x",null,true,[],{}]}},"#,
+        r#"{"a":"now a string","extra":18446744073709551615},[],"text",null,"#,
+        r#"{"z":-9007199254740993}]"#,
+    );
+    let back: Value = decode(&encode(&json(original))).unwrap();
+    assert_eq!(text(&back), original);
 }
 
 #[test]
 fn object_fields_keep_every_consistent_key_order() {
     // `a` is first seen after `b`, and only the last object tells which comes first.
-    let json = json!([{"b": 1}, {"a": 2}, {"c": 3, "a": 4, "b": 5}, {"c": 6}]);
-    let back: Value = decode(&encode(&Value::from(json.clone()))).unwrap();
-    assert_eq!(serde_json::Value::from(back).to_string(), json.to_string());
+    let original = r#"[{"b":1},{"a":2},{"c":3,"a":4,"b":5},{"c":6}]"#;
+    let back: Value = decode(&encode(&json(original))).unwrap();
+    assert_eq!(text(&back), original);
     // Objects that disagree still round-trip their contents, in one order.
-    let json = json!([{"x": 1, "y": 2}, {"y": 3, "x": 4}]);
-    let back = serde_json::Value::from(decode::<Value>(&encode(&Value::from(json))).unwrap());
-    assert_eq!(back.to_string(), r#"[{"x":1,"y":2},{"x":4,"y":3}]"#);
+    let back: Value = decode(&encode(&json(r#"[{"x":1,"y":2},{"y":3,"x":4}]"#))).unwrap();
+    assert_eq!(text(&back), r#"[{"x":1,"y":2},{"x":4,"y":3}]"#);
 }
 
 /// JSON text written by [`ValueWriter`], without building a `Value`.
@@ -150,39 +160,76 @@ fn streamed(text: &str) -> Vec<u8> {
 
 #[test]
 fn streamed_json_encodes_like_the_value() {
-    for json in [
-        json!([
+    for text in [
+        r#"[
             {"z": 1, "a": null, "m": {"deep": [1, -2, 3.25, "x", null, true, [], {}]}},
-            {"a": "now a string", "extra": u64::MAX},
+            {"a": "now a string", "extra": 18446744073709551615},
             [],
             "text",
             null,
-            {"z": -9_007_199_254_740_993i64}
-        ]),
+            {"z": -9007199254740993}
+        ]"#,
         // Fields first seen late, and keys in different orders.
-        json!([{"a": 1, "c": 3}, {"a": 1, "b": 2}, {"d": 4, "c": 3}, {"e": [[1.5, 2.5]]}]),
-        json!([{"a": 1, "b": 2}, {"b": 3, "a": 4}]),
-        json!({"rings": [[], [[1.0, 2.0], [3.0, 4.0]], [[5, 6]]], "empty": {}}),
-        json!(null),
+        r#"[{"a": 1, "c": 3}, {"a": 1, "b": 2}, {"d": 4, "c": 3}, {"e": [[1.5, 2.5]]}]"#,
+        r#"[{"a": 1, "b": 2}, {"b": 3, "a": 4}]"#,
+        r#"{"rings": [[], [[1.0, 2.0], [3.0, 4.0]], [[5, 6]]], "empty": {}}"#,
+        // A repeated key: its first value counts, both ways.
+        r#"[{"a": 1, "b": 2, "a": "again"}]"#,
+        "null",
     ] {
-        let text = json.to_string();
-        assert_eq!(streamed(&text), encode(&Value::from(json)), "{text}");
+        assert_eq!(streamed(text), encode(&json(text)), "{text}");
     }
 }
 
 #[test]
 fn objects_keep_their_key_order_when_fields_first_appear_apart() {
     // `b` is first seen after `c`, but the third object puts it before.
-    let json = json!([{"c": 1}, {"b": 2}, {"b": 3, "c": 4}, {"a": 0, "c": 5}]);
-    let back: Value = decode(&encode(&Value::from(json.clone()))).unwrap();
-    assert_eq!(
-        serde_json::to_string(&back).unwrap(),
-        serde_json::to_string(&json).unwrap()
-    );
+    let original = r#"[{"c":1},{"b":2},{"b":3,"c":4},{"a":0,"c":5}]"#;
+    let back: Value = decode(&encode(&json(original))).unwrap();
+    assert_eq!(text(&back), original);
 }
 
 #[test]
+fn maps_deserialize_as_objects_when_every_key_is_a_string() {
+    use serde::de::value::MapDeserializer;
+    use serde::Deserialize;
+    use serde_json::Value as Json;
+
+    let map = |entries: Vec<(Json, Json)>| {
+        Value::deserialize(MapDeserializer::<_, serde_json::Error>::new(
+            entries.into_iter(),
+        ))
+        .unwrap()
+    };
+    let string = |s: &str| Json::String(s.into());
+    assert_eq!(
+        map(vec![
+            (string("b"), Json::from(1)),
+            (string("a"), Json::Null)
+        ]),
+        Value::Object(vec![
+            ("b".into(), Value::Unsigned(1)),
+            ("a".into(), Value::Null)
+        ])
+    );
+    // A key of another kind, even after string keys, makes a `Value::Map`.
+    assert_eq!(
+        map(vec![
+            (string("b"), Json::from(1)),
+            (Json::from(-2), Json::Bool(true))
+        ]),
+        Value::Map(vec![
+            (Value::String("b".into()), Value::Unsigned(1)),
+            (Value::Signed(-2), Value::Bool(true)),
+        ])
+    );
+}
+
+#[cfg(feature = "json")]
+#[test]
 fn lossy_json_conversions_are_the_documented_ones() {
+    use serde_json::json;
+
     assert_eq!(
         serde_json::Value::from(Value::Unsigned(u128::MAX)),
         json!(u128::MAX.to_string())
@@ -204,6 +251,22 @@ fn lossy_json_conversions_are_the_documented_ones() {
     assert_eq!(serde_json::Value::from(map), json!([[1, true]]));
 }
 
+#[cfg(feature = "json")]
+#[test]
+fn the_json_bridge_converts_as_serde_does() {
+    let json: serde_json::Value = serde_json::from_str(
+        r#"[{"z": 1, "a": [-2, 3.5, "x", null, true, {}]}, 18446744073709551615, -1]"#,
+    )
+    .unwrap();
+    let value = Value::from(json.clone());
+    assert_eq!(
+        value,
+        serde_json::from_value::<Value>(json.clone()).unwrap()
+    );
+    assert_eq!(serde_json::to_value(&value).unwrap(), json);
+    assert_eq!(serde_json::Value::from(value), json);
+}
+
 /// `depth` arrays, each holding the next, around an integer.
 fn nested(depth: usize) -> Value {
     (0..depth).fold(Value::Unsigned(1), |inner, _| Value::Array(vec![inner]))
@@ -218,14 +281,91 @@ fn values_nested_to_the_limit_round_trip_and_deeper_ones_are_errors() {
             let deepest = nested(tree_buf::MAX_DEPTH - 1);
             assert_eq!(decode::<Value>(&encode(&deepest)).unwrap(), deepest);
             let err = tree_buf::try_encode(&nested(tree_buf::MAX_DEPTH)).unwrap_err();
-            assert_eq!(err.kind(), tree_buf::EncodeErrorKind::DepthLimit);
+            assert_eq!(err.kind(), EncodeErrorKind::DepthLimit);
         })
         .unwrap()
         .join()
         .unwrap();
     // Encoding stops at the limit; dropping the value is Rust's own recursion.
     let err = tree_buf::try_encode(&nested(5_000)).unwrap_err();
-    assert_eq!(err.kind(), tree_buf::EncodeErrorKind::DepthLimit);
+    assert_eq!(err.kind(), EncodeErrorKind::DepthLimit);
+}
+
+/// JSON arrays nested `depth` deep around an integer, as a `serde_json::Value` (which, unlike
+/// serde_json's parser, has no nesting limit of its own).
+fn nested_json(depth: usize) -> serde_json::Value {
+    (0..depth).fold(serde_json::Value::from(1), |inner, _| {
+        serde_json::Value::Array(vec![inner])
+    })
+}
+
+#[test]
+fn json_nested_300_deep_is_an_error_at_every_entry_point_never_a_panic() {
+    let deep = nested_json(300);
+    let options = EncodeOptions::default();
+    let is_depth_limit = |result: Result<Vec<u8>, tree_buf::EncodeError>| {
+        let err = result.expect_err("300 levels are more than MAX_DEPTH");
+        assert_eq!(err.kind(), EncodeErrorKind::DepthLimit, "{err}");
+    };
+
+    // Into a `Value`, through serde; back out as JSON text.
+    let value: Value = serde_json::from_value(deep.clone()).unwrap();
+    let text = text(&value);
+    assert_eq!(text.matches('[').count(), 300);
+    // serde_json's own parser stops at 128 levels, with an error.
+    assert!(serde_json::from_str::<Value>(&text).is_err());
+
+    is_depth_limit(tree_buf::try_encode(&value));
+    is_depth_limit(tree_buf::encode_with_options(&value, &options));
+    // `encode` panics exactly where `try_encode` is an error, as documented.
+    assert!(std::panic::catch_unwind(|| encode(&value)).is_err());
+
+    // Streamed from a deserializer.
+    let writer = ValueWriter::read(deep.clone()).unwrap();
+    is_depth_limit(writer.finish(&options));
+    assert!(ValueWriter::read(&mut serde_json::Deserializer::from_str(&text)).is_err());
+
+    // As one item of an array written item by item, also an object's field.
+    let mut writer = ArrayWriter::new();
+    writer.push(&Value::Unsigned(1));
+    writer.push(&value);
+    is_depth_limit(writer.finish(&options));
+    let mut writer = ArrayWriter::with_fields(["deep"]);
+    writer.push(&Value::Object(vec![("deep".into(), value.clone())]));
+    is_depth_limit(writer.finish(&options));
+
+    #[cfg(feature = "json")]
+    {
+        assert_eq!(Value::from(deep.clone()), value);
+        assert_eq!(serde_json::Value::from(value), deep);
+    }
+}
+
+#[test]
+fn conversions_of_values_far_deeper_than_any_file_do_not_overflow_the_stack() {
+    const DEPTH: usize = 5_000;
+    // On a small stack, so that a conversion that recursed on it would overflow. The values are
+    // never cloned, compared or dropped (nor given to a conversion that consumes them): that is
+    // Rust's own recursion.
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let value: Value = serde_json::from_value(nested_json(DEPTH)).unwrap();
+            let text = text(&value);
+            assert_eq!(text.matches('[').count(), DEPTH);
+            let err = tree_buf::try_encode(&value).unwrap_err();
+            assert_eq!(err.kind(), EncodeErrorKind::DepthLimit);
+            let mut writer = ArrayWriter::new();
+            writer.push(&value);
+            assert!(writer.finish(&EncodeOptions::default()).is_err());
+            std::mem::forget(serde_json::to_value(&value).unwrap());
+            #[cfg(feature = "json")]
+            std::mem::forget(Value::from(nested_json(DEPTH)));
+            std::mem::forget(value);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
 }
 
 fn value_strategy() -> impl Strategy<Value = Value> {
@@ -263,7 +403,7 @@ proptest! {
 
     #[test]
     fn generated_json_streams_like_the_value(values in prop::collection::vec(value_strategy(), 0..8)) {
-        let json = serde_json::Value::from(Value::Array(values));
-        prop_assert_eq!(streamed(&json.to_string()), encode(&Value::from(json)));
+        let text = text(&Value::Array(values));
+        prop_assert_eq!(streamed(&text), encode(&json(&text)));
     }
 }

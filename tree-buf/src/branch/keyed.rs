@@ -2,25 +2,74 @@
 //! same struct (a player's name given the player's id) is stored as a table from the other
 //! column's distinct strings, plus exceptions, instead of a second copy of the same information.
 //!
-//! The codec is [`crate::encodings::string::encode_keyed`]; this chooses which columns use it.
+//! The codec is [`crate::encodings::string::encode_keyed`]; this chooses which columns use it,
+//! among the string columns the written schema shows to be siblings.
 
 use super::Column;
 use crate::encodings::string::{self, Ranks, StrColumn};
 use crate::encodings::Settings;
+use crate::schema::{NodeRef, NodeType, SchemaTree};
 
 /// Branches smaller than this are left as they are: a table and a source index would not pay.
 const MIN_BRANCH_BYTES: usize = 64;
 
-/// Replaces the branch of each string column in `string_siblings` by a keyed stream over an
-/// earlier column of its group, where one of the same length makes it smaller. A keyed column is
+/// The groups of string branches that share their nearest struct or tuple in `schema` (through
+/// any options, sequences, maps, enums and unions between), each in branch order; only groups of
+/// two or more.
+fn string_sibling_groups(schema: &SchemaTree) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    // Nodes still to visit, each with the group of its nearest struct or tuple. A stack rather
+    // than recursion: schemas nest up to `MAX_DEPTH` levels.
+    let mut pending: Vec<(NodeRef<'_>, Option<usize>)> = vec![(schema.root(), None)];
+    while let Some((node, group)) = pending.pop() {
+        let group = match node.node_type() {
+            NodeType::Struct | NodeType::Tuple => {
+                groups.push(Vec::new());
+                Some(groups.len() - 1)
+            }
+            NodeType::Str => {
+                if let (Some(group), Some(branch)) = (group, node.branch()) {
+                    groups[group].push(branch);
+                }
+                group
+            }
+            _ => group,
+        };
+        pending.extend(node.children().map(|child| (child, group)));
+    }
+    groups.retain(|group| group.len() > 1);
+    // The stack visits the last child first; branch order is pre-order.
+    groups.iter_mut().for_each(|group| group.sort_unstable());
+    groups
+}
+
+/// Replaces the branch of each string column by a keyed stream over an earlier column of its
+/// sibling group in `schema`, where one of the same length makes it smaller. A keyed column is
 /// never a source, so decoding one reads at most one other branch.
 pub(crate) fn key_string_siblings(
+    schema: &[u8],
     columns: &[(Column, Option<usize>)],
-    string_siblings: &[Vec<usize>],
     branches: &mut [Vec<u8>],
     settings: &Settings,
     parallel: bool,
 ) {
+    let strings = (columns.iter())
+        .filter(|(column, _)| matches!(column, Column::Str(_)))
+        .count();
+    if strings < 2 {
+        return;
+    }
+    let schema = SchemaTree::parse(schema);
+    // The schema just written always parses. Were an encoder to break that, the file could not be
+    // read anyway; keying, which only saves space, is then skipped.
+    debug_assert!(
+        schema.is_ok(),
+        "the schema written does not parse: {schema:?}"
+    );
+    let Ok(schema) = schema else {
+        return;
+    };
+    let string_siblings = string_sibling_groups(&schema);
     let key_group = |group: &Vec<usize>| -> Vec<(usize, Vec<u8>)> {
         let strings: Vec<(usize, &StrColumn)> = (group.iter())
             .filter_map(|&index| match &columns[index].0 {
@@ -73,5 +122,50 @@ pub(crate) fn key_string_siblings(
     let keyed = crate::parallel::map(string_siblings.iter().collect(), parallel, key_group);
     for (index, stream) in keyed.into_iter().flatten() {
         branches[index] = stream;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::branch::Words;
+    use crate::schema::{EncodeResult, SchemaWriter};
+
+    fn string(out: &mut SchemaWriter) -> EncodeResult {
+        out.leaf(NodeType::Str, Column::Str(StrColumn::default()))
+    }
+
+    #[test]
+    fn siblings_are_the_strings_under_one_struct_or_tuple() {
+        let mut out = SchemaWriter::new();
+        // { a: str, b: Option<str>, c: Vec<{ d: str, e: str }>, f: (str, u8, str), g: { h: str } }
+        out.structure(5, |out| {
+            out.field("a", string)?; // branch 0
+            out.field("b", |out| out.option(vec![], string))?; // 1, 2
+            out.field("c", |out| {
+                out.seq(vec![], |out| {
+                    out.structure(2, |out| {
+                        out.field("d", string)?; // 4
+                        out.field("e", string) // 5
+                    })
+                })
+            })?; // 3
+            out.field("f", |out| {
+                out.tuple(3, |out| {
+                    out.element(0, string)?; // 6
+                    out.element(1, |out| {
+                        out.leaf(NodeType::U8, Column::Int(Words::U8(vec![]))) // 7
+                    })?;
+                    out.element(2, string) // 8
+                })
+            })?;
+            out.field("g", |out| out.structure(1, |out| out.field("h", string)))
+            // 9
+        })
+        .unwrap();
+        let schema = SchemaTree::parse(&out.into_parts().schema).unwrap();
+        let mut groups = string_sibling_groups(&schema);
+        groups.sort();
+        assert_eq!(groups, [vec![0, 2], vec![4, 5], vec![6, 8]]);
     }
 }

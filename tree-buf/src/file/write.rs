@@ -29,19 +29,15 @@ pub(crate) fn write_with(
 ) -> Result<Vec<u8>, EncodeError> {
     let mut writer = SchemaWriter::new();
     write_root(&mut writer)?;
-    let WrittenSchema {
-        schema,
-        columns,
-        string_siblings,
-    } = writer.into_parts();
+    let WrittenSchema { schema, columns } = writer.into_parts();
     let encode =
         |(column, group): &(Column, Option<usize>)| column.encode(*group, &options.settings);
     let values: usize = columns.iter().map(|(column, _)| column.len()).sum();
     let parallel = options.parallel && values >= PARALLEL_MIN_VALUES;
     let mut branches = crate::parallel::map(columns.iter().collect(), parallel, encode);
     key_string_siblings(
+        &schema,
         &columns,
-        &string_siblings,
         &mut branches,
         &options.settings,
         parallel,

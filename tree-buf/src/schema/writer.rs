@@ -15,7 +15,8 @@ use crate::options::MAX_DEPTH;
 pub type EncodeResult = Result<(), EncodeError>;
 
 /// Collects the schema and the columns of a value being encoded. Generated code uses it through
-/// `tree_buf::__private`; it is not meant to be called by hand.
+/// `tree_buf::__private` (the methods for structs, tuples, enums and units are public for it); it
+/// is not meant to be called by hand.
 #[derive(Debug, Default)]
 pub struct SchemaWriter {
     schema: Vec<u8>,
@@ -25,20 +26,13 @@ pub struct SchemaWriter {
     path: Vec<Option<Segment>>,
     /// The length of the array whose items are written next, if that is the current node.
     array_len: Option<usize>,
-    /// For each struct or tuple being written, innermost last, the string branches below it and
-    /// below no struct or tuple inside it.
-    open_structs: Vec<Vec<usize>>,
-    /// Such string branches of each struct or tuple written, where there are two or more.
-    string_siblings: Vec<Vec<usize>>,
 }
 
-/// What a [`SchemaWriter`] collected: the schema, the columns in branch order with the length of
-/// the fixed-size arrays each is the items of (if any), and the groups of string branches that
-/// share their nearest struct or tuple, whose columns may be keyed by one another.
+/// What a [`SchemaWriter`] collected: the schema, and the columns in branch order with the length
+/// of the fixed-size arrays each is the items of (if any).
 pub(crate) struct WrittenSchema {
     pub(crate) schema: Vec<u8>,
     pub(crate) columns: Vec<(Column, Option<usize>)>,
-    pub(crate) string_siblings: Vec<Vec<usize>>,
 }
 
 impl SchemaWriter {
@@ -51,18 +45,17 @@ impl SchemaWriter {
         WrittenSchema {
             schema: self.schema,
             columns: self.columns,
-            string_siblings: self.string_siblings,
         }
     }
 
     /// The path being written, for error messages.
-    pub fn path(&self) -> String {
+    pub(crate) fn path(&self) -> String {
         let path: Path = self.path.iter().flatten().cloned().collect();
         path.to_string()
     }
 
     /// An error for a value nested deeper than [`MAX_DEPTH`] below the current node.
-    pub fn too_deep(&self) -> EncodeError {
+    pub(crate) fn too_deep(&self) -> EncodeError {
         EncodeError::new(
             EncodeErrorKind::DepthLimit,
             self.path(),
@@ -92,7 +85,7 @@ impl SchemaWriter {
     }
 
     /// A place no value was written to.
-    pub fn void(&mut self) -> EncodeResult {
+    pub(crate) fn void(&mut self) -> EncodeResult {
         self.node(NodeType::Void).map(drop)
     }
 
@@ -104,15 +97,12 @@ impl SchemaWriter {
     /// A leaf and its column of values.
     pub(crate) fn leaf(&mut self, node_type: NodeType, column: Column) -> EncodeResult {
         let array_len = self.node(node_type)?;
-        if let (Column::Str(_), Some(siblings)) = (&column, self.open_structs.last_mut()) {
-            siblings.push(self.columns.len());
-        }
         self.columns.push((column, array_len));
         Ok(())
     }
 
     /// An option: its presence stream, then the present values.
-    pub fn option(
+    pub(crate) fn option(
         &mut self,
         presence: Vec<bool>,
         inner: impl FnOnce(&mut Self) -> EncodeResult,
@@ -123,7 +113,7 @@ impl SchemaWriter {
     }
 
     /// A sequence: its length stream, then all items.
-    pub fn seq(
+    pub(crate) fn seq(
         &mut self,
         lengths: Vec<u64>,
         items: impl FnOnce(&mut Self) -> EncodeResult,
@@ -134,7 +124,7 @@ impl SchemaWriter {
     }
 
     /// A fixed-length array of `len` items each, then all items.
-    pub fn array(
+    pub(crate) fn array(
         &mut self,
         len: usize,
         items: impl FnOnce(&mut Self) -> EncodeResult,
@@ -146,7 +136,7 @@ impl SchemaWriter {
     }
 
     /// A map: its length stream, then all keys, then all values.
-    pub fn map(
+    pub(crate) fn map(
         &mut self,
         lengths: Vec<u64>,
         keys: impl FnOnce(&mut Self) -> EncodeResult,
@@ -166,7 +156,7 @@ impl SchemaWriter {
     ) -> EncodeResult {
         self.node(NodeType::Tuple)?;
         write_varint(&mut self.schema, len as u64);
-        self.with_siblings(elements)
+        elements(self)
     }
 
     /// Tuple element `index`.
@@ -186,18 +176,7 @@ impl SchemaWriter {
     ) -> EncodeResult {
         self.node(NodeType::Struct)?;
         write_varint(&mut self.schema, len as u64);
-        self.with_siblings(fields)
-    }
-
-    /// Writes the fields or elements of a struct or tuple, collecting its string branches.
-    fn with_siblings(&mut self, write: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
-        self.open_structs.push(Vec::new());
-        let result = write(self);
-        let siblings = self.open_structs.pop().unwrap_or_default();
-        if siblings.len() > 1 {
-            self.string_siblings.push(siblings);
-        }
-        result
+        fields(self)
     }
 
     /// A named field of the current struct.

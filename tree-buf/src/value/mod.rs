@@ -3,7 +3,9 @@
 
 mod decode;
 mod encode;
+#[cfg(feature = "json")]
 mod json;
+mod serde_support;
 mod stream;
 
 pub use decode::DynDecoder;
@@ -24,23 +26,32 @@ use crate::types::{Decode, Encode};
 /// A `Value` encodes columnar too: the schema is inferred from the data, so an array of similar
 /// objects becomes one column per field; fields missing from some objects, and nulls, become
 /// optional (a missing field and a field holding null stay distinct; fields come back in one
-/// order per path, which keeps the order of objects whose keys come in a consistent order); values of different types at one place become a union; arrays that always hold the
-/// same small number of scalars (coordinate pairs) become tuples, one column per position.
+/// order per path, which keeps the order of objects whose keys come in a consistent order); values
+/// of different types at one place become a union; arrays that always hold the same small number
+/// of scalars (coordinate pairs) become tuples, one column per position.
+///
+/// `Value` implements serde's `Serialize` and `Deserialize`, so JSON text (or any self-describing
+/// format) reads into it and writes from it with objects in their key order:
 ///
 /// ```
 /// use tree_buf::{decode, encode, Value};
 ///
-/// let json: serde_json::Value = serde_json::json!([
-///     {"name": "Aruba", "area": 180.0, "codes": ["ABW", "AW"]},
-///     {"name": "Angola", "area": 1246700.0, "codes": ["AGO", "AO"], "landlocked": false},
-/// ]);
-/// let value = Value::from(json.clone());
+/// let text = concat!(
+///     r#"[{"name":"Aruba","area":180.0,"codes":["ABW","AW"]},"#,
+///     r#"{"name":"Angola","area":1246700.0,"codes":["AGO","AO"],"landlocked":false}]"#,
+/// );
+/// let value: Value = serde_json::from_str(text)?;
 /// let bytes = encode(&value);
 /// let back: Value = decode(&bytes)?;
 /// assert_eq!(back, value);
-/// assert_eq!(serde_json::Value::from(back), json);
-/// # Ok::<(), tree_buf::DecodeError>(())
+/// assert_eq!(serde_json::to_string(&back)?, text);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// The `json` feature (on by default) adds `From` conversions to and from `serde_json::Value`.
+/// Its objects are `serde_json::Map`s, which keep their keys in order only when serde_json's
+/// `preserve_order` feature is on somewhere in the program; otherwise they sort them. Going
+/// through text as above keeps the order either way.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum Value {
     /// No value: `None`, `()`, JSON `null`.

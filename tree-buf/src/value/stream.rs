@@ -20,9 +20,9 @@ use crate::options::EncodeOptions;
 /// let text = r#"{"points": [[1.5, 2.0], [3.0, 4.25]], "name": "path"}"#;
 /// let writer = ValueWriter::read(&mut serde_json::Deserializer::from_str(text))?;
 /// let bytes = writer.finish(&EncodeOptions::default())?;
-/// let json: serde_json::Value = serde_json::from_str(text)?;
-/// assert_eq!(bytes, tree_buf::encode(&Value::from(json.clone())));
-/// assert_eq!(serde_json::Value::from(decode::<Value>(&bytes)?), json);
+/// let value: Value = serde_json::from_str(text)?;
+/// assert_eq!(bytes, tree_buf::encode(&value));
+/// assert_eq!(decode::<Value>(&bytes)?, value);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
