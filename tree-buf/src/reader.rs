@@ -10,7 +10,7 @@ use crate::file::FileView;
 use crate::options::DecodeOptions;
 use crate::schema::canonical::canonical_name;
 use crate::schema::{resolve, AsPath, NodeRef, NodeType, Path, SchemaView};
-use crate::types::{Decode, ValueDecoder};
+use crate::types::{decode_root, Decode, ValueDecoder};
 
 /// An opened tree-buf file: header, schema and branch table checked, no branch decoded yet.
 ///
@@ -111,7 +111,8 @@ impl<'a> Reader<'a> {
         for &(node, index) in &route.steps {
             count = values_below(node, index, count, &mut ctx)?;
         }
-        let mut decoder: T::Decoder = ctx.decode_root(
+        let mut decoder: T::Decoder = decode_root(
+            ctx,
             route.node.gathered(count),
             1,
             self.view.parallel(&self.options),

@@ -1,5 +1,5 @@
-//! Parallel decoding: a file large enough is decoded by planning the branches a type reads, decoding
-//! them on several threads, then building the values. It must give what decoding on one thread
+//! Parallel decoding: in a file large enough, the leaf branches a type's decoders register are
+//! decoded on several threads before the values are handed out. It must give what decoding on one thread
 //! gives, for whole and partial types, charge the same budget, and survive corrupted input.
 
 use std::collections::BTreeMap;

@@ -6,7 +6,7 @@
 //!   (presence flags, lengths, discriminants), since they give the counts below them.
 //! - A leaf column (integers, floats, booleans, strings) is only registered: its decoder gets a
 //!   [`Leaf`] handle, charged to the budget then and there, and holding no values yet.
-//! - [`DecodeContext::decode_root`] then decodes every registered leaf in one fallible batch,
+//! - [`DecodeContext::decode_leaves`] then decodes every registered leaf in one fallible batch,
 //!   on rayon's threads when there is enough data, each converted to the decoder's type inside
 //!   its task, and fills the handles. Values are handed out only after that.
 //!
@@ -22,7 +22,6 @@ use crate::encodings::string::StrColumn;
 use crate::encodings::{bool as bools, float, int, string};
 use crate::error::{corrupt, limit_exceeded, DecodeError};
 use crate::schema::NodeRef;
-use crate::types::ValueDecoder;
 
 /// A leaf column a decoder registered: empty while the decoders are built, filled by the batch
 /// before any value is handed out.
@@ -105,22 +104,14 @@ impl<'a> DecodeContext<'a> {
         }
     }
 
-    /// Builds the decoders of the `count` values under `node`, then decodes the leaves they
-    /// registered: on rayon's threads if `parallel` and they are large enough.
-    pub(crate) fn decode_root<T, D: ValueDecoder<T>>(
-        mut self,
-        node: NodeRef<'_>,
-        count: usize,
+    /// Runs every registered leaf's task, on rayon's threads if `parallel` and they are large
+    /// enough; the first failure, in the order they were registered, is the error. `tree` is any
+    /// node of the schema, to name the failing one.
+    pub(crate) fn decode_leaves(
+        self,
+        tree: NodeRef<'_>,
         parallel: bool,
-    ) -> Result<D, DecodeError> {
-        let decoder = D::new(node, count, &mut self)?;
-        self.decode_leaves(node, parallel)?;
-        Ok(decoder)
-    }
-
-    /// Runs every registered leaf's task; the first failure, in the order they were registered,
-    /// is the error. `tree` is any node of the schema, to name the failing one.
-    fn decode_leaves(self, tree: NodeRef<'_>, parallel: bool) -> Result<(), DecodeError> {
+    ) -> Result<(), DecodeError> {
         let DecodeContext {
             budget, pending, ..
         } = self;

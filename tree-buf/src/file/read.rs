@@ -6,7 +6,7 @@ use crate::encodings::bytes::ByteReader;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::options::DecodeOptions;
 use crate::schema::SchemaTree;
-use crate::types::{Decode, ValueDecoder};
+use crate::types::{decode_root, Decode, ValueDecoder};
 
 /// A file whose header, schema and branch table have been checked.
 #[derive(Debug)]
@@ -148,16 +148,19 @@ impl<'a> FileView<'a> {
                 self.rows
             )));
         }
-        let mut decoder: T::Decoder =
-            self.context(options)
-                .decode_root(self.tree.root(), 1, self.parallel(options))?;
+        let mut decoder: T::Decoder = decode_root(
+            self.context(options),
+            self.tree.root(),
+            1,
+            self.parallel(options),
+        )?;
         Ok(decoder.next())
     }
 
-    /// Whether to plan a parallel decoding: only for files whose data is large enough that the
+    /// Whether to decode leaves in parallel: only for files whose data is large enough that the
     /// branches a type reads may be.
     pub(crate) fn parallel(&self, options: &DecodeOptions) -> bool {
-        /// Smaller files are decoded on one thread without planning.
+        /// Smaller files are decoded on one thread.
         const PARALLEL_MIN_DATA_BYTES: usize = 1 << 20;
         options.parallel && self.data.len() >= PARALLEL_MIN_DATA_BYTES
     }

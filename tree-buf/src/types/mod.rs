@@ -112,7 +112,7 @@ pub trait ValueEncoder<T: ?Sized> {
 ///
 /// `new` decodes the streams that shape the values (presence, lengths, discriminants) and
 /// registers the leaf columns they need with the context, which decodes and validates all of them
-/// in one batch once the whole tree of decoders is built (see `DecodeContext::decode_root`). Only
+/// in one batch once the whole tree of decoders is built (see [`decode_root`]). Only
 /// then is `next` called, exactly `count` times, and it cannot fail. `new` never sees leaf values,
 /// so no count may depend on them.
 #[doc(hidden)]
@@ -163,4 +163,17 @@ pub(crate) fn is_empty_void(node: NodeRef<'_>, count: usize) -> Result<bool, Dec
             format!("no values were written here, but {count} are needed"),
         ))
     }
+}
+
+/// Builds the decoders of the `count` values under `node`, then decodes the leaf columns they
+/// registered, on rayon's threads if `parallel` and they are large enough.
+pub(crate) fn decode_root<T, D: ValueDecoder<T>>(
+    mut ctx: DecodeContext<'_>,
+    node: NodeRef<'_>,
+    count: usize,
+    parallel: bool,
+) -> Result<D, DecodeError> {
+    let decoder = D::new(node, count, &mut ctx)?;
+    ctx.decode_leaves(node, parallel)?;
+    Ok(decoder)
 }
