@@ -904,9 +904,8 @@ fn write_golden_files() {
         std::fs::create_dir_all(&dir).expect("create the golden directory");
         std::fs::write(&path, &bytes).expect("write a golden file");
         let breakdown = size_breakdown(&bytes).expect("a fresh file has a breakdown");
-        let mut encodings: Vec<&str> = (breakdown.branches.iter())
-            .map(|branch| branch.encoding.as_str())
-            .filter(|encoding| !encoding.is_empty())
+        let mut encodings: Vec<String> = (breakdown.branches.iter())
+            .map(|branch| branch.encoding.to_string())
             .collect();
         encodings.sort_unstable();
         encodings.dedup();
