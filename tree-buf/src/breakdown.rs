@@ -81,10 +81,13 @@ impl Serialize for BranchSize {
 ///     assert!(matches!(strings.encoding.codec, Codec::Zstd { .. }));
 ///     strings.encoding.to_string()
 /// };
+/// # // Only a build with the `zstd` feature writes zstd stages.
+/// # #[cfg(feature = "zstd")] {
 /// // By default the frame is described by its header: the size of what it holds.
 /// assert!(zstd_stage(&BreakdownOptions::default()).ends_with("bytes inside, not decompressed)"));
 /// // Decompressing it describes the stream inside.
 /// assert!(zstd_stage(&BreakdownOptions::default().decompress_zstd(true)).starts_with("zstd(plain("));
+/// # }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -230,5 +233,128 @@ impl fmt::Display for SizeBreakdown {
             writeln!(f, "  {bytes:>10} B {:>5.1}%  ({what})", percent(bytes))?;
         }
         writeln!(f, "\nTotal: {} B", self.total_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{encode_with_options, EncodeOptions, Preference};
+
+    /// A file of a column of each kind, without zstd stages (which not every build writes).
+    fn file() -> Vec<u8> {
+        let options = EncodeOptions::default().prefer(Preference::Faster);
+        encode_with_options(&rows(), &options).unwrap()
+    }
+
+    fn rows() -> Vec<(u64, String, Option<bool>, f64)> {
+        (0..3000u64)
+            .map(|i| {
+                (
+                    1_700_000_000 + i * 60,
+                    format!("name {}", i % 7),
+                    (i % 3 != 0).then_some(i % 2 == 0),
+                    i as f64 * 0.25,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn branches_carry_typed_encodings_that_print_as_the_schema_does() {
+        let bytes = file();
+        let breakdown = size_breakdown(&bytes).unwrap();
+        let schema = Reader::new(&bytes).unwrap().schema();
+        let owners: Vec<_> = (schema.iter())
+            .filter(|node| node.node_type.has_branch())
+            .collect();
+        assert_eq!(owners.len(), breakdown.branches.len());
+        for (branch, node) in breakdown.branches.iter().zip(owners) {
+            assert_eq!(branch.node_type, node.node_type);
+            assert_eq!(Some(branch.encoding.to_string()), node.encoding);
+            assert_eq!(branch.encoding.bytes, branch.bytes);
+            for encoding in branch.encoding.iter() {
+                let nested: usize = encoding.children.iter().map(|c| c.bytes).sum();
+                assert!(nested < encoding.bytes, "{encoding:?}");
+            }
+        }
+        let types: Vec<NodeType> = breakdown.by_type().into_iter().map(|(t, _)| t).collect();
+        for expected in [
+            NodeType::U64,
+            NodeType::Str,
+            NodeType::Option,
+            NodeType::F64,
+        ] {
+            assert!(types.contains(&expected), "{types:?}");
+        }
+        let codec = |path: &str| {
+            let branch = breakdown.branches.iter().find(|b| b.path == path).unwrap();
+            branch.encoding.codec.clone()
+        };
+        assert_eq!(codec("[].0"), Codec::Delta);
+        assert_eq!(codec("[].1"), Codec::StrDictionary { distinct: 7 });
+    }
+
+    #[test]
+    fn the_json_keeps_its_fields_and_adds_the_tree() {
+        let bytes = file();
+        let breakdown = size_breakdown(&bytes).unwrap();
+        let json = serde_json::to_value(&breakdown).unwrap();
+        for (branch, value) in breakdown
+            .branches
+            .iter()
+            .zip(json["branches"].as_array().unwrap())
+        {
+            assert_eq!(value["path"], branch.path.as_str());
+            assert_eq!(value["node_type"], branch.node_type.name());
+            assert_eq!(value["encoding"], branch.encoding.to_string());
+            assert_eq!(value["bytes"], branch.bytes);
+            assert_eq!(value["encoding_tree"]["bytes"], branch.bytes);
+        }
+        let ids = &json["branches"][1];
+        assert_eq!(ids["path"], "[].0");
+        assert_eq!(ids["encoding_tree"]["codec"], "delta");
+        assert!(ids["encoding_tree"]["children"][0]["codec"].is_string());
+    }
+
+    #[test]
+    // zstd is C code, which Miri cannot run.
+    #[cfg_attr(miri, ignore)]
+    #[cfg(feature = "zstd")]
+    fn zstd_stages_are_described_without_decompressing_unless_asked() {
+        let lines: Vec<String> = (0..5000)
+            .map(|i| format!("request {i} served in {} ms", i % 97))
+            .collect();
+        let options = EncodeOptions::default().prefer(Preference::Smaller);
+        let mut bytes = encode_with_options(&lines, &options).unwrap();
+        let described = |bytes: &[u8], decompress: bool| {
+            let options = BreakdownOptions::default().decompress_zstd(decompress);
+            let breakdown = size_breakdown_with_options(bytes, &options).unwrap();
+            breakdown.branches[1].encoding.clone()
+        };
+        let header_only = described(&bytes, false);
+        let Codec::Zstd { content_bytes } = header_only.codec else {
+            panic!("{header_only}");
+        };
+        assert!(header_only.children.is_empty());
+        assert_eq!(
+            header_only.to_string(),
+            format!("zstd({content_bytes} bytes inside, not decompressed)")
+        );
+        let inside = described(&bytes, true);
+        assert_eq!(inside.children.len(), 1);
+        assert_eq!(inside.children[0].bytes as u64, content_bytes);
+        assert!(inside.to_string().starts_with("zstd(plain("), "{inside}");
+
+        // Garbage in the frame (its last bytes, before the data checksum): the header still
+        // describes it, so nothing was decompressed; decompressing finds it unreadable.
+        let end = bytes.len() - 4;
+        bytes[end - 8..end].fill(0xa5);
+        assert_eq!(described(&bytes, false), header_only);
+        let broken = described(&bytes, true);
+        assert!(
+            matches!(broken.children[0].codec, Codec::Unreadable { .. }),
+            "{broken}"
+        );
     }
 }

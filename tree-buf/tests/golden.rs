@@ -23,6 +23,10 @@
 //! - Any change to the grammar itself (a new tag, another layout) requires bumping the format
 //!   version and adding a directory of golden files for it, while the older ones keep decoding.
 //!   Files are never deleted, and every file must have its case (the test checks both).
+//!
+//! Many of the files have zstd stages, so the checks need the `zstd` feature (a default one).
+
+#![cfg(feature = "zstd")]
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::fmt::Debug;

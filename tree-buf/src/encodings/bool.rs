@@ -222,6 +222,29 @@ mod tests {
     }
 
     #[test]
+    fn descriptions_name_the_codec() {
+        let described = |bytes: &[u8]| describe(bytes, Describer::new(false)).to_string();
+        assert_eq!(described(&[BoolTag::Packed as u8, 0b101]), "packed");
+        let rle = [BoolTag::Rle as u8, 1, 2, int::IntTag::Fixed as u8, 1, 4, 9];
+        assert_eq!(described(&rle), "rle(lengths: fixed(1 bytes))");
+        assert_eq!(
+            describe(&rle, Describer::new(false)).codec,
+            Codec::BoolRle {
+                first: true,
+                runs: 2
+            }
+        );
+        assert_eq!(
+            described(&[0x7f]),
+            "unreadable (corrupt: unknown boolean encoding tag 0x7f)"
+        );
+        assert_eq!(
+            described(&[BoolTag::Rle as u8, 2, 1]),
+            "unreadable (corrupt: a boolean run starts with 2)"
+        );
+    }
+
+    #[test]
     fn hostile_streams_are_errors() {
         let mut budget = Budget::new(u64::MAX);
         assert!(

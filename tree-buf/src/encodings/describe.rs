@@ -88,8 +88,8 @@ pub enum Codec {
         /// The number of escaped integers.
         escapes: u64,
     },
-    /// A zstd frame around a stream of the same family. Child: the stream inside, when the
-    /// description decompressed it
+    /// A zstd frame around a stream of the same family. Child: the stream inside (whose `bytes`
+    /// are `content_bytes`), when the description decompressed it
     /// ([`BreakdownOptions::decompress_zstd`](crate::BreakdownOptions::decompress_zstd)); none
     /// otherwise.
     Zstd {

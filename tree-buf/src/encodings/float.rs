@@ -529,6 +529,48 @@ mod tests {
     }
 
     #[test]
+    fn descriptions_read_float_transforms_and_integer_cascades() {
+        let fixed = [int::IntTag::Fixed as u8, 0];
+        let mut decimal = vec![FloatTag::Decimal as u8, 2];
+        write_prefixed(&mut decimal, &fixed);
+        decimal.extend([FloatTag::Xor as u8, int::IntTag::Varint as u8]);
+        assert_eq!(
+            described(&decimal),
+            "decimal(2 digits, integers: fixed(0 bytes), residuals: xor → varint)"
+        );
+        let mut lossy = vec![FloatTag::Lossy as u8, (-12i8) as u8];
+        write_prefixed(&mut lossy, &fixed);
+        lossy.push(0);
+        write_prefixed(&mut lossy, &fixed);
+        lossy.extend(fixed);
+        let encoding = describe::<u64>(&lossy, Describer::new(false));
+        assert_eq!(
+            encoding.codec,
+            Codec::Lossy {
+                exponent: -12,
+                exceptions: 0
+            }
+        );
+        assert_eq!(encoding.children.len(), 3);
+        assert_eq!(
+            encoding.to_string(),
+            "lossy(within 2^-12, integers: fixed(0 bytes))"
+        );
+        assert_eq!(
+            described(&[FloatTag::Decimal as u8, 19]),
+            "unreadable (corrupt: 19 decimal digits)"
+        );
+        // An F32 stream takes fewer digits than an F64 one.
+        let mut digits = vec![FloatTag::Decimal as u8, 11];
+        write_prefixed(&mut digits, &fixed);
+        digits.extend(fixed);
+        assert!(described(&digits).starts_with("decimal(11 digits"));
+        assert!(describe::<u32>(&digits, Describer::new(false))
+            .to_string()
+            .starts_with("unreadable"));
+    }
+
+    #[test]
     fn hostile_streams_are_errors() {
         let mut budget = Budget::new(u64::MAX);
         assert!(

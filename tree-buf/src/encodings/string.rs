@@ -226,7 +226,7 @@ pub(crate) fn encode_keyed(
 }
 
 /// A keyed stream's header.
-pub(crate) struct Keyed<'a> {
+struct Keyed<'a> {
     source: usize,
     distinct: usize,
     table: &'a [u8],
@@ -633,6 +633,34 @@ mod tests {
         let unrelated = column(&unrelated.iter().map(String::as_str).collect::<Vec<_>>());
         assert!(keyed(0, &ids, &unrelated).is_none());
         assert!(keyed(0, &unrelated, &ids).is_none());
+    }
+
+    #[test]
+    fn descriptions_list_every_nested_stream() {
+        let source = column(&["a", "b", "a", "c", "a", "b", "a", "c"]);
+        let values = column(&["x", "y", "x", "z", "x", "q", "x", "z"]);
+        let stream = keyed_round_trip(&source, &values);
+        let encoding = describe(&stream, Describer::new(false));
+        let Codec::Keyed {
+            source_branch: 3,
+            source_path: None,
+            distinct: 3,
+            exceptions: 1,
+        } = encoding.codec
+        else {
+            panic!("{encoding:?}");
+        };
+        // The table, then the exceptions' positions and strings.
+        assert_eq!(encoding.children.len(), 3);
+        assert!(encoding
+            .to_string()
+            .starts_with("keyed(by branch 3, 3 strings: "));
+        let mut dictionary = Vec::new();
+        encode(&column(&["ab"; 40]), &Settings::fast(), &mut dictionary);
+        assert_eq!(
+            described(&dictionary),
+            "dictionary(1 strings: plain(lengths: varint), indices: fixed(0 bytes))"
+        );
     }
 
     #[test]
