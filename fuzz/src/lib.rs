@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 
 use arbitrary::{Arbitrary, Unstructured};
 use tree_buf::{
-    decode_with_options, encode_with_options, size_breakdown, try_encode, Decode, DecodeOptions,
-    Encode, EncodeErrorKind, EncodeOptions, Preference, Reader, Value,
+    decode_with_options, encode_with_options, size_breakdown, size_breakdown_with_options,
+    try_encode, BreakdownOptions, Decode, DecodeOptions, Encode, EncodeErrorKind, EncodeOptions,
+    Preference, Reader, Value,
 };
 
 /// A type with every kind of schema node: integers of every width, floats, strings, chars, bytes,
@@ -85,7 +86,7 @@ pub fn decode(bytes: &[u8]) {
     }
 }
 
-/// Measures and lists `bytes` without decoding values.
+/// Measures and lists `bytes` without decoding values (and with zstd frames decompressed).
 pub fn inspect(bytes: &[u8]) {
     if let Ok(breakdown) = size_breakdown(bytes) {
         let parts = breakdown.header_bytes
@@ -93,6 +94,10 @@ pub fn inspect(bytes: &[u8]) {
             + breakdown.table_bytes
             + breakdown.branches.iter().map(|b| b.bytes).sum::<usize>();
         assert_eq!(parts, bytes.len(), "the breakdown does not add up");
+        let _ = breakdown.to_string();
+    }
+    let decompressing = BreakdownOptions::default().decompress_zstd(true);
+    if let Ok(breakdown) = size_breakdown_with_options(bytes, &decompressing) {
         let _ = breakdown.to_string();
     }
     if let Ok(reader) = Reader::with_options(bytes, unchecked()) {

@@ -232,7 +232,7 @@ fn encode_as<W: FloatWord>(values: &[W], choice: Choice, settings: &Settings, ou
 
 /// A float stream's header, parsed once by [`FloatStream::parse`]: an integer stream of the
 /// bits, or a float transform with its parameters and nested streams (still encoded).
-pub(crate) enum FloatStream<'a, W> {
+enum FloatStream<'a, W> {
     Bits(IntStream<'a, W>),
     Decimal {
         digits: u8,
@@ -252,7 +252,7 @@ pub(crate) enum FloatStream<'a, W> {
 
 impl<'a, W: FloatWord> FloatStream<'a, W> {
     /// Reads the header of the stream `bytes`.
-    pub(crate) fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+    fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let Some(tag) = bytes.first().and_then(|&byte| FloatTag::from_byte(byte)) else {
             return Ok(FloatStream::Bits(IntStream::parse(bytes)?));
         };

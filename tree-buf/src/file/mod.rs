@@ -13,8 +13,8 @@
 //! ```
 //!
 //! A reader reads every version from 1 to [`VERSION`], the one it writes. Every branch is
-//! skippable by its size without being parsed. A chunk carries everything needed
-//! to decode it given the schema, so a later version can append more chunks that share it.
+//! skippable by its size without being parsed. A chunk carries everything needed to decode it
+//! given the schema, so a later version can append more chunks that share it.
 
 mod read;
 mod write;
