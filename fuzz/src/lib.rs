@@ -10,8 +10,9 @@ use std::fmt;
 
 use arbitrary::{Arbitrary, Unstructured};
 use tree_buf::{
-    decode_with_options, encode_with_options, size_breakdown, try_encode, Decode, DecodeOptions,
-    Encode, EncodeErrorKind, EncodeOptions, Path, Preference, Reader, Value,
+    decode_with_options, encode_with_options, size_breakdown, size_breakdown_with_options,
+    try_encode, BreakdownOptions, Decode, DecodeOptions, Encode, EncodeErrorKind, EncodeOptions,
+    Path, Preference, Reader, Value,
 };
 
 /// A type with every kind of schema node: integers of every width, floats, strings, chars, bytes,
@@ -146,7 +147,7 @@ pub struct Inspected {
     pub verified: bool,
 }
 
-/// Measures and lists `bytes` without decoding values.
+/// Measures and lists `bytes` without decoding values (and with zstd frames decompressed).
 pub fn inspect(bytes: &[u8]) -> Inspected {
     let breakdown = size_breakdown(bytes).map(|breakdown| {
         let parts = breakdown.header_bytes
@@ -156,6 +157,10 @@ pub fn inspect(bytes: &[u8]) -> Inspected {
         assert_eq!(parts, bytes.len(), "the breakdown does not add up");
         let _ = breakdown.to_string();
     });
+    let decompressing = BreakdownOptions::default().decompress_zstd(true);
+    if let Ok(breakdown) = size_breakdown_with_options(bytes, &decompressing) {
+        let _ = breakdown.to_string();
+    }
     let opened = Reader::with_options(bytes, unchecked()).map(|reader| {
         let schema = reader.schema();
         let _ = schema.to_string();

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use tree_buf::{Reader, SizeBreakdown};
+use tree_buf::{BreakdownOptions, Reader, SizeBreakdown};
 
 use crate::io::{read_input, write_output};
 use crate::CliError;
@@ -15,11 +15,17 @@ pub fn schema(file: &Path) -> Result<(), CliError> {
     write_output(Path::new("-"), reader.schema().to_string().as_bytes())
 }
 
-pub fn size_breakdown(file: &Path, json: bool, svg: Option<&Path>) -> Result<(), CliError> {
+pub fn size_breakdown(
+    file: &Path,
+    json: bool,
+    svg: Option<&Path>,
+    decompress_zstd: bool,
+) -> Result<(), CliError> {
     let name = file.display().to_string();
     let bytes = read_input(file)?;
-    let breakdown =
-        tree_buf::size_breakdown(&bytes).map_err(|e| CliError::new(format!("{name}: {e}")))?;
+    let options = BreakdownOptions::default().decompress_zstd(decompress_zstd);
+    let breakdown = tree_buf::size_breakdown_with_options(&bytes, &options)
+        .map_err(|e| CliError::new(format!("{name}: {e}")))?;
     if let Some(svg) = svg {
         write_output(svg, chart(&breakdown, &name).as_bytes())?;
     }

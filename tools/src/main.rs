@@ -52,6 +52,10 @@ enum Command {
         /// Also draws a chart of bytes by path into this SVG file.
         #[arg(long, value_name = "OUT.svg")]
         svg: Option<PathBuf>,
+        /// Decompresses zstd frames to describe the streams inside (otherwise a frame is
+        /// described by its header: the size of what it holds).
+        #[arg(long)]
+        decompress_zstd: bool,
     },
     /// Prints the schema tree with the type, encoding and bytes of every branch.
     Schema {
@@ -113,9 +117,12 @@ enum Command {
 
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::SizeBreakdown { file, json, svg } => {
-            inspect::size_breakdown(&file, json, svg.as_deref())
-        }
+        Command::SizeBreakdown {
+            file,
+            json,
+            svg,
+            decompress_zstd,
+        } => inspect::size_breakdown(&file, json, svg.as_deref(), decompress_zstd),
         Command::Schema { file } => inspect::schema(&file),
         Command::FromJson {
             input,

@@ -158,6 +158,21 @@ fn real_paths_export_and_inspection() {
         json["total_bytes"],
         std::fs::metadata(&output).unwrap().len()
     );
+    assert!(json["branches"][0]["encoding_tree"]["codec"].is_string());
+    // zstd stages are described from their headers, unless asked to decompress.
+    let decompressed = stdout(&succeeds(&[
+        "size-breakdown",
+        path(&output),
+        "--decompress-zstd",
+    ]));
+    assert!(
+        breakdown.contains("bytes inside, not decompressed)"),
+        "{breakdown}"
+    );
+    assert!(
+        decompressed.contains("zstd(") && !decompressed.contains("not decompressed"),
+        "{decompressed}"
+    );
     let svg = scratch("breakdown.svg");
     succeeds(&["size-breakdown", path(&output), "--svg", path(&svg)]);
     let svg = std::fs::read_to_string(svg).unwrap();

@@ -1,12 +1,16 @@
 //! Where the bytes of a file go: per branch, per type, and for the header and schema.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
+use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 
+use crate::encodings::describe::Describer;
+pub use crate::encodings::describe::{Codec, Encoding};
+use crate::encodings::{bool as bools, float, int, string};
 use crate::error::DecodeError;
 use crate::reader::Reader;
+use crate::schema::NodeType;
 
 /// The size of every part of a file; the parts add up to the file's length exactly.
 ///
@@ -33,40 +37,106 @@ pub struct SizeBreakdown {
     pub branches: Vec<BranchSize>,
 }
 
-/// The size of one branch.
+/// The size of one branch, and how it is encoded.
+///
+/// As JSON (through `serde`), `node_type` is the type's name (`u32`, `string`, `option`...),
+/// `encoding` the encoding as it prints, and `encoding_tree` the [`Encoding`] itself: each
+/// stream's `codec` with its parameters, `bytes` and `children`.
 #[non_exhaustive]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BranchSize {
     /// The path of the node that owns the branch.
     pub path: String,
-    /// The node's type: `u32`, `string`, `option` (the branch holds presence bits), `sequence`
-    /// (lengths), `enum` (discriminants) and so on.
-    pub node_type: String,
-    /// The encoding cascade, such as `delta → zigzag → bitpack`.
-    pub encoding: String,
+    /// The node's type: a leaf type, or `Option` (the branch holds presence bits), `Seq` and
+    /// `Map` (lengths), `Enum` and `Union` (discriminants).
+    pub node_type: NodeType,
+    /// The encoding cascade, which prints as `delta → zigzag → bitpack` and the like.
+    pub encoding: Encoding,
     /// Bytes.
     pub bytes: usize,
 }
 
-/// Measures where the bytes of a tree-buf file go, without decoding any branch.
+impl Serialize for BranchSize {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut branch = serializer.serialize_struct("BranchSize", 5)?;
+        branch.serialize_field("path", &self.path)?;
+        branch.serialize_field("node_type", self.node_type.name())?;
+        branch.serialize_field("encoding", &self.encoding.to_string())?;
+        branch.serialize_field("bytes", &self.bytes)?;
+        branch.serialize_field("encoding_tree", &self.encoding)?;
+        branch.end()
+    }
+}
+
+/// How far a size breakdown reads into the branches; [`Default`] reads only their headers.
+///
+/// ```
+/// use tree_buf::{size_breakdown_with_options, BreakdownOptions, Codec, EncodeOptions, Preference};
+///
+/// let lines: Vec<String> = (0..5000).map(|i| format!("request {i} served in {} ms", i % 97)).collect();
+/// let bytes = tree_buf::encode_with_options(&lines, &EncodeOptions::default().prefer(Preference::Smaller))?;
+/// let zstd_stage = |options: &BreakdownOptions| {
+///     let breakdown = size_breakdown_with_options(&bytes, options).unwrap();
+///     let strings = breakdown.branches.iter().find(|b| b.path == "[]").unwrap();
+///     assert!(matches!(strings.encoding.codec, Codec::Zstd { .. }));
+///     strings.encoding.to_string()
+/// };
+/// # // Only a build with the `zstd` feature writes zstd stages.
+/// # #[cfg(feature = "zstd")] {
+/// // By default the frame is described by its header: the size of what it holds.
+/// assert!(zstd_stage(&BreakdownOptions::default()).ends_with("bytes inside, not decompressed)"));
+/// // Decompressing it describes the stream inside.
+/// assert!(zstd_stage(&BreakdownOptions::default().decompress_zstd(true)).starts_with("zstd(plain("));
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BreakdownOptions {
+    decompress_zstd: bool,
+}
+
+impl BreakdownOptions {
+    /// Decompresses every zstd frame to describe the streams inside it. By default a breakdown
+    /// decompresses nothing, and describes a zstd stage from its header, by the size of the
+    /// stream it holds (`zstd(12345 bytes inside, not decompressed)`).
+    pub fn decompress_zstd(mut self, decompress: bool) -> Self {
+        self.decompress_zstd = decompress;
+        self
+    }
+}
+
+/// Measures where the bytes of a tree-buf file go, reading only the headers of its branches:
+/// it decodes no values and decompresses nothing.
 pub fn size_breakdown(bytes: &[u8]) -> Result<SizeBreakdown, DecodeError> {
+    size_breakdown_with_options(bytes, &BreakdownOptions::default())
+}
+
+/// [`size_breakdown`], reading as far as `options` say.
+pub fn size_breakdown_with_options(
+    bytes: &[u8],
+    options: &BreakdownOptions,
+) -> Result<SizeBreakdown, DecodeError> {
     let reader = Reader::new(bytes)?;
     let view = reader.view();
-    let mut branches = Vec::new();
-    for node in reader.schema().iter() {
-        if node.node_type.has_branch() {
-            branches.push(BranchSize {
-                path: if node.path.is_empty() {
-                    "(root)".into()
-                } else {
-                    node.path.to_string()
-                },
-                node_type: node.node_type.name().to_owned(),
-                encoding: node.encoding.clone().unwrap_or_default(),
-                bytes: node.bytes,
-            });
-        }
-    }
+    let schema = reader.schema();
+    // Branches are numbered in the pre-order of the nodes that own them.
+    let owners: Vec<_> = (schema.iter())
+        .filter(|node| node.node_type.has_branch())
+        .collect();
+    let paths: Vec<String> = owners.iter().map(|node| node.path.to_string()).collect();
+    let at = Describer::new(options.decompress_zstd);
+    let branches = (owners.iter().zip(&view.branches))
+        .map(|(node, branch)| BranchSize {
+            path: if node.path.is_empty() {
+                "(root)".into()
+            } else {
+                node.path.to_string()
+            },
+            node_type: node.node_type,
+            encoding: branch_encoding(node.node_type, branch, &paths, at),
+            bytes: branch.len(),
+        })
+        .collect();
     Ok(SizeBreakdown {
         total_bytes: bytes.len(),
         header_bytes: view.header_bytes,
@@ -76,16 +146,59 @@ pub fn size_breakdown(bytes: &[u8]) -> Result<SizeBreakdown, DecodeError> {
     })
 }
 
-impl SizeBreakdown {
-    /// Bytes by node type, largest first.
-    pub fn by_type(&self) -> Vec<(String, usize)> {
-        let mut totals: BTreeMap<&str, usize> = BTreeMap::new();
-        for branch in &self.branches {
-            *totals.entry(&branch.node_type).or_default() += branch.bytes;
+/// The encoding of the branch `bytes` of a `node_type` node, read as the stream family and word
+/// width the type stores; `paths` holds the path of every branch, by which a keyed string branch
+/// names its source.
+pub(crate) fn branch_encoding(
+    node_type: NodeType,
+    bytes: &[u8],
+    paths: &[String],
+    at: Describer,
+) -> Encoding {
+    if bytes.is_empty() {
+        return Encoding::empty();
+    }
+    let mut encoding = match node_type {
+        NodeType::Bool | NodeType::Option => bools::describe(bytes, at),
+        NodeType::U8 | NodeType::I8 => int::describe::<u8>(bytes, at),
+        NodeType::U16 | NodeType::I16 => int::describe::<u16>(bytes, at),
+        NodeType::U32 | NodeType::I32 | NodeType::Char | NodeType::Enum | NodeType::Union => {
+            int::describe::<u32>(bytes, at)
         }
-        let mut totals: Vec<(String, usize)> =
-            totals.into_iter().map(|(t, b)| (t.to_owned(), b)).collect();
-        totals.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        NodeType::U64 | NodeType::I64 | NodeType::Seq | NodeType::Map => {
+            int::describe::<u64>(bytes, at)
+        }
+        NodeType::U128 | NodeType::I128 => int::describe::<u128>(bytes, at),
+        NodeType::F32 => float::describe::<u32>(bytes, at),
+        NodeType::F64 => float::describe::<u64>(bytes, at),
+        NodeType::Str => string::describe(bytes, at),
+        // These own no branch.
+        NodeType::Void | NodeType::Unit | NodeType::Array | NodeType::Tuple | NodeType::Struct => {
+            Encoding::empty()
+        }
+    };
+    if let Codec::Keyed {
+        source_branch,
+        source_path,
+        ..
+    } = &mut encoding.codec
+    {
+        *source_path = paths.get(*source_branch).cloned();
+    }
+    encoding
+}
+
+impl SizeBreakdown {
+    /// Bytes by node type, largest first (by name where equal).
+    pub fn by_type(&self) -> Vec<(NodeType, usize)> {
+        let mut totals: Vec<(NodeType, usize)> = Vec::new();
+        for branch in &self.branches {
+            match totals.iter_mut().find(|(t, _)| *t == branch.node_type) {
+                Some((_, bytes)) => *bytes += branch.bytes,
+                None => totals.push((branch.node_type, branch.bytes)),
+            }
+        }
+        totals.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.name().cmp(b.0.name())));
         totals
     }
 }
@@ -120,5 +233,128 @@ impl fmt::Display for SizeBreakdown {
             writeln!(f, "  {bytes:>10} B {:>5.1}%  ({what})", percent(bytes))?;
         }
         writeln!(f, "\nTotal: {} B", self.total_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{encode_with_options, EncodeOptions, Preference};
+
+    /// A file of a column of each kind, without zstd stages (which not every build writes).
+    fn file() -> Vec<u8> {
+        let options = EncodeOptions::default().prefer(Preference::Faster);
+        encode_with_options(&rows(), &options).unwrap()
+    }
+
+    fn rows() -> Vec<(u64, String, Option<bool>, f64)> {
+        (0..3000u64)
+            .map(|i| {
+                (
+                    1_700_000_000 + i * 60,
+                    format!("name {}", i % 7),
+                    (i % 3 != 0).then_some(i % 2 == 0),
+                    i as f64 * 0.25,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn branches_carry_typed_encodings_that_print_as_the_schema_does() {
+        let bytes = file();
+        let breakdown = size_breakdown(&bytes).unwrap();
+        let schema = Reader::new(&bytes).unwrap().schema();
+        let owners: Vec<_> = (schema.iter())
+            .filter(|node| node.node_type.has_branch())
+            .collect();
+        assert_eq!(owners.len(), breakdown.branches.len());
+        for (branch, node) in breakdown.branches.iter().zip(owners) {
+            assert_eq!(branch.node_type, node.node_type);
+            assert_eq!(Some(branch.encoding.to_string()), node.encoding);
+            assert_eq!(branch.encoding.bytes, branch.bytes);
+            for encoding in branch.encoding.iter() {
+                let nested: usize = encoding.children.iter().map(|c| c.bytes).sum();
+                assert!(nested < encoding.bytes, "{encoding:?}");
+            }
+        }
+        let types: Vec<NodeType> = breakdown.by_type().into_iter().map(|(t, _)| t).collect();
+        for expected in [
+            NodeType::U64,
+            NodeType::Str,
+            NodeType::Option,
+            NodeType::F64,
+        ] {
+            assert!(types.contains(&expected), "{types:?}");
+        }
+        let codec = |path: &str| {
+            let branch = breakdown.branches.iter().find(|b| b.path == path).unwrap();
+            branch.encoding.codec.clone()
+        };
+        assert_eq!(codec("[].0"), Codec::Delta);
+        assert_eq!(codec("[].1"), Codec::StrDictionary { distinct: 7 });
+    }
+
+    #[test]
+    fn the_json_keeps_its_fields_and_adds_the_tree() {
+        let bytes = file();
+        let breakdown = size_breakdown(&bytes).unwrap();
+        let json = serde_json::to_value(&breakdown).unwrap();
+        for (branch, value) in breakdown
+            .branches
+            .iter()
+            .zip(json["branches"].as_array().unwrap())
+        {
+            assert_eq!(value["path"], branch.path.as_str());
+            assert_eq!(value["node_type"], branch.node_type.name());
+            assert_eq!(value["encoding"], branch.encoding.to_string());
+            assert_eq!(value["bytes"], branch.bytes);
+            assert_eq!(value["encoding_tree"]["bytes"], branch.bytes);
+        }
+        let ids = &json["branches"][1];
+        assert_eq!(ids["path"], "[].0");
+        assert_eq!(ids["encoding_tree"]["codec"], "delta");
+        assert!(ids["encoding_tree"]["children"][0]["codec"].is_string());
+    }
+
+    #[test]
+    // zstd is C code, which Miri cannot run.
+    #[cfg_attr(miri, ignore)]
+    #[cfg(feature = "zstd")]
+    fn zstd_stages_are_described_without_decompressing_unless_asked() {
+        let lines: Vec<String> = (0..5000)
+            .map(|i| format!("request {i} served in {} ms", i % 97))
+            .collect();
+        let options = EncodeOptions::default().prefer(Preference::Smaller);
+        let mut bytes = encode_with_options(&lines, &options).unwrap();
+        let described = |bytes: &[u8], decompress: bool| {
+            let options = BreakdownOptions::default().decompress_zstd(decompress);
+            let breakdown = size_breakdown_with_options(bytes, &options).unwrap();
+            breakdown.branches[1].encoding.clone()
+        };
+        let header_only = described(&bytes, false);
+        let Codec::Zstd { content_bytes } = header_only.codec else {
+            panic!("{header_only}");
+        };
+        assert!(header_only.children.is_empty());
+        assert_eq!(
+            header_only.to_string(),
+            format!("zstd({content_bytes} bytes inside, not decompressed)")
+        );
+        let inside = described(&bytes, true);
+        assert_eq!(inside.children.len(), 1);
+        assert_eq!(inside.children[0].bytes as u64, content_bytes);
+        assert!(inside.to_string().starts_with("zstd(plain("), "{inside}");
+
+        // Garbage in the frame (its last bytes, before the data checksum): the header still
+        // describes it, so nothing was decompressed; decompressing finds it unreadable.
+        let end = bytes.len() - 4;
+        bytes[end - 8..end].fill(0xa5);
+        assert_eq!(described(&bytes, false), header_only);
+        let broken = described(&bytes, true);
+        assert!(
+            matches!(broken.children[0].codec, Codec::Unreadable { .. }),
+            "{broken}"
+        );
     }
 }

@@ -36,6 +36,11 @@
 //! - `parallel` (on by default): large files are encoded and decoded on rayon's threads, as
 //!   [`EncodeOptions::parallel`] and [`DecodeOptions::parallel`] allow. Without it, everything
 //!   runs on the calling thread and rayon is not a dependency.
+//! - `zstd` (default): zstd stages, which the encoder adds to a branch where general-purpose
+//!   compression pays (large string columns, say). Without it, files are written with the column
+//!   codecs alone, and reading a branch with a zstd stage (from a file written with the feature)
+//!   is an [`UnsupportedVersion`](DecodeErrorKind::UnsupportedVersion) error that names the
+//!   feature.
 //! - `compact_str`: `compact_str::CompactString` encodes and decodes as a string. Strings of up
 //!   to 24 bytes are kept inline, so loading many short strings allocates nothing per string.
 //! - `codec-api`: the `tree_buf::codec` module, column codecs on plain slices (Simple16), for
@@ -58,7 +63,10 @@ mod stack;
 mod types;
 mod value;
 
-pub use breakdown::{size_breakdown, BranchSize, SizeBreakdown};
+pub use breakdown::{
+    size_breakdown, size_breakdown_with_options, BranchSize, BreakdownOptions, Codec, Encoding,
+    SizeBreakdown,
+};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use options::{DecodeOptions, EncodeOptions, Preference, MAX_DEPTH};
 pub use reader::{Reader, SchemaNode};

@@ -4,7 +4,8 @@ use std::borrow::Cow;
 use std::fmt;
 
 use crate::branch::DecodeContext;
-use crate::encodings::{bool as bools, float, int, string};
+use crate::breakdown::branch_encoding;
+use crate::encodings::describe::Describer;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::file::FileView;
 use crate::options::DecodeOptions;
@@ -204,27 +205,10 @@ impl SchemaNode {
     }
 }
 
-/// Names what a branch holds and its encoding cascade; `paths` holds the path of every branch.
+/// Names what a branch holds and its encoding cascade, read from the stream headers only (a zstd
+/// stage by its size); `paths` holds the path of every branch.
 fn describe_branch(node_type: NodeType, bytes: &[u8], paths: &[String]) -> String {
-    if bytes.is_empty() {
-        return "empty".into();
-    }
-    match node_type {
-        NodeType::Bool | NodeType::Option => bools::describe(bytes),
-        NodeType::F32 | NodeType::F64 => match bytes.first() {
-            Some(&float::DECIMAL | &float::XOR | &float::LOSSY) => float::describe(bytes),
-            _ => int::describe(bytes),
-        },
-        NodeType::Str => string::describe_naming_sources(bytes, &|source| match paths
-            .get(source)
-            .map(String::as_str)
-        {
-            Some("") => "(root)".to_owned(),
-            Some(path) => path.to_owned(),
-            None => format!("branch {source}"),
-        }),
-        _ => int::describe(bytes),
-    }
+    branch_encoding(node_type, bytes, paths, Describer::new(false)).to_string()
 }
 
 impl fmt::Display for SchemaNode {

@@ -2,7 +2,7 @@
 //! given an id) is written as a table over the sibling's strings, and reads back exactly, in whole
 //! or in part, typed or as a `Value`.
 
-use tree_buf::{decode, encode, size_breakdown, Decode, Encode, Reader, Value};
+use tree_buf::{decode, encode, size_breakdown, Decode, Encode, NodeType, Reader, Value};
 
 #[derive(Encode, Decode, Debug, Clone, PartialEq)]
 struct Appearance {
@@ -46,9 +46,9 @@ fn appearances() -> Vec<Appearance> {
 fn string_branch(bytes: &[u8], path: &str) -> (String, usize) {
     let breakdown = size_breakdown(bytes).unwrap();
     let branch = (breakdown.branches.iter())
-        .find(|b| b.path == path && b.node_type == "string")
+        .find(|b| b.path == path && b.node_type == NodeType::Str)
         .unwrap_or_else(|| panic!("no string branch {path}"));
-    (branch.encoding.clone(), branch.bytes)
+    (branch.encoding.to_string(), branch.bytes)
 }
 
 fn encoding(bytes: &[u8], path: &str) -> String {

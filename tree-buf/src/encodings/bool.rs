@@ -7,18 +7,136 @@
 //!                                             Rle: runs alternate, starting with `first` (0 or
 //!                                             1); `lengths` holds `runs` 64-bit words, each a
 //!                                             run's length minus one, adding up to count
-//!              | 0x08 size:varint zstd_frame  Zstd around a bool_stream of the same count
+//!              | zstd                         tag 0x08, see `zstd`: around a bool_stream
 //! ```
 
 use super::budget::Budget;
 use super::bytes::{write_varint, ByteReader};
+use super::describe::{Codec, Describer, Encoding};
+use super::int;
 use super::int::select::{encode_nested, Chain};
-use super::int::{self, MAX_CASCADE};
-use super::{zstd, Settings};
+use super::zstd::{self, Frame};
+use super::{check_depth, tags, Settings};
 use crate::error::{corrupt, DecodeError};
 
-const PACKED: u8 = 0x00;
-const RLE: u8 = 0x01;
+tags! {
+    /// The first byte of a boolean stream: its codec.
+    BoolTag, "boolean" {
+        Packed = 0x00,
+        Rle = 0x01,
+        Zstd = zstd::TAG,
+    }
+}
+
+/// A boolean stream's header, parsed once by [`BoolStream::parse`].
+enum BoolStream<'a> {
+    Packed(&'a [u8]),
+    Rle {
+        first: bool,
+        runs: usize,
+        lengths: &'a [u8],
+    },
+    Zstd(Frame<'a>),
+}
+
+impl<'a> BoolStream<'a> {
+    /// Reads the header of the stream `bytes`.
+    fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut reader = ByteReader::new(bytes);
+        Ok(match BoolTag::try_from(reader.u8()?)? {
+            BoolTag::Packed => BoolStream::Packed(reader.rest()),
+            BoolTag::Rle => BoolStream::Rle {
+                first: match reader.u8()? {
+                    0 => false,
+                    1 => true,
+                    other => return Err(corrupt(format!("a boolean run starts with {other}"))),
+                },
+                runs: reader.count(0)?,
+                lengths: reader.rest(),
+            },
+            BoolTag::Zstd => BoolStream::Zstd(Frame::parse(reader.rest())?),
+        })
+    }
+
+    fn decode(
+        self,
+        count: usize,
+        budget: &mut Budget,
+        depth: usize,
+    ) -> Result<Vec<bool>, DecodeError> {
+        match self {
+            BoolStream::Packed(data) => {
+                if data.len() != count.div_ceil(8) {
+                    return Err(corrupt(format!(
+                        "{} bytes of packed bits for {count} booleans",
+                        data.len()
+                    )));
+                }
+                if count % 8 != 0 && data.last().is_some_and(|&last| last >> (count % 8) != 0) {
+                    return Err(corrupt("packed booleans have bits set past the last value"));
+                }
+                Ok((0..count)
+                    .map(|i| data[i / 8] >> (i % 8) & 1 == 1)
+                    .collect())
+            }
+            BoolStream::Rle {
+                first,
+                runs,
+                lengths,
+            } => {
+                if runs > count || (runs == 0 && count > 0) {
+                    return Err(corrupt(format!("{runs} runs for {count} booleans")));
+                }
+                budget.charge(runs, 8)?;
+                let lengths = int::decode_nested::<u64>(lengths, runs, budget, depth + 1)?;
+                let mut values = Vec::with_capacity(count);
+                let mut value = first;
+                for length in lengths {
+                    let length = usize::try_from(length)
+                        .ok()
+                        .and_then(|l| l.checked_add(1))
+                        .filter(|&l| l <= count - values.len());
+                    let Some(length) = length else {
+                        return Err(corrupt(format!(
+                            "runs add up to more than {count} booleans"
+                        )));
+                    };
+                    values.resize(values.len() + length, value);
+                    value = !value;
+                }
+                if values.len() != count {
+                    return Err(corrupt(format!(
+                        "runs add up to {} booleans, not {count}",
+                        values.len()
+                    )));
+                }
+                Ok(values)
+            }
+            BoolStream::Zstd(frame) => {
+                let inner = frame.decompress(count / 4 + 1024, budget)?;
+                decode_nested(&inner, count, budget, depth + 1)
+            }
+        }
+    }
+
+    fn describe(self, at: Describer) -> (Codec, Vec<Encoding>) {
+        match self {
+            BoolStream::Packed(_) => (Codec::Packed, Vec::new()),
+            BoolStream::Rle {
+                first,
+                runs,
+                lengths,
+            } => (
+                Codec::BoolRle {
+                    first,
+                    runs: runs as u64,
+                },
+                vec![int::describe::<u64>(lengths, at.nested())],
+            ),
+            BoolStream::Zstd(frame) => frame.describe(at, describe),
+        }
+    }
+}
 
 pub(crate) fn encode(values: &[bool], settings: &Settings, out: &mut Vec<u8>) {
     zstd::best_of(settings, out, |settings, out| {
@@ -32,7 +150,7 @@ pub(crate) fn encode(values: &[bool], settings: &Settings, out: &mut Vec<u8>) {
         }
         if runs.len() * 4 < values.len() {
             let start = out.len();
-            out.push(RLE);
+            out.push(BoolTag::Rle as u8);
             out.push(u8::from(values.first().copied().unwrap_or(false)));
             write_varint(out, runs.len() as u64);
             encode_nested(&runs, settings, Chain::default(), out);
@@ -41,7 +159,7 @@ pub(crate) fn encode(values: &[bool], settings: &Settings, out: &mut Vec<u8>) {
             }
             out.truncate(start);
         }
-        out.push(PACKED);
+        out.push(BoolTag::Packed as u8);
         out.extend(values.chunks(8).map(|chunk| {
             chunk
                 .iter()
@@ -66,84 +184,13 @@ fn decode_nested(
     budget: &mut Budget,
     depth: usize,
 ) -> Result<Vec<bool>, DecodeError> {
-    if depth > MAX_CASCADE {
-        return Err(corrupt(format!(
-            "encodings nest deeper than {MAX_CASCADE} levels"
-        )));
-    }
-    let mut reader = ByteReader::new(bytes);
-    match reader.u8()? {
-        PACKED => {
-            let data = reader.rest();
-            if data.len() != count.div_ceil(8) {
-                return Err(corrupt(format!(
-                    "{} bytes of packed bits for {count} booleans",
-                    data.len()
-                )));
-            }
-            if count % 8 != 0 && data.last().is_some_and(|&last| last >> (count % 8) != 0) {
-                return Err(corrupt("packed booleans have bits set past the last value"));
-            }
-            Ok((0..count)
-                .map(|i| data[i / 8] >> (i % 8) & 1 == 1)
-                .collect())
-        }
-        RLE => {
-            let first = match reader.u8()? {
-                0 => false,
-                1 => true,
-                other => return Err(corrupt(format!("a boolean run starts with {other}"))),
-            };
-            let runs = reader.count(0)?;
-            if runs > count || (runs == 0 && count > 0) {
-                return Err(corrupt(format!("{runs} runs for {count} booleans")));
-            }
-            budget.charge(runs, 8)?;
-            let lengths = int::decode_nested::<u64>(reader.rest(), runs, budget, depth + 1)?;
-            let mut values = Vec::with_capacity(count);
-            let mut value = first;
-            for length in lengths {
-                let length = usize::try_from(length)
-                    .ok()
-                    .and_then(|l| l.checked_add(1))
-                    .filter(|&l| l <= count - values.len());
-                let Some(length) = length else {
-                    return Err(corrupt(format!(
-                        "runs add up to more than {count} booleans"
-                    )));
-                };
-                values.resize(values.len() + length, value);
-                value = !value;
-            }
-            if values.len() != count {
-                return Err(corrupt(format!(
-                    "runs add up to {} booleans, not {count}",
-                    values.len()
-                )));
-            }
-            Ok(values)
-        }
-        zstd::TAG => {
-            let inner = zstd::decompress(reader.rest(), count / 4 + 1024, budget)?;
-            decode_nested(&inner, count, budget, depth + 1)
-        }
-        tag => Err(corrupt(format!("unknown boolean encoding tag {tag:#04x}"))),
-    }
+    check_depth(depth)?;
+    BoolStream::parse(bytes)?.decode(count, budget, depth)
 }
 
-/// Names the cascade of a boolean stream.
-pub(crate) fn describe(bytes: &[u8]) -> String {
-    let mut reader = ByteReader::new(bytes);
-    match reader.u8() {
-        Ok(PACKED) => "packed".into(),
-        Ok(RLE) => match (reader.u8(), reader.varint()) {
-            (Ok(_), Ok(_)) => format!("rle(lengths: {})", int::describe(reader.rest())),
-            _ => "rle(corrupt)".into(),
-        },
-        Ok(zstd::TAG) => format!("zstd({})", zstd::describe_inner(reader.rest(), describe)),
-        Ok(tag) => format!("unknown tag {tag:#04x}"),
-        Err(_) => "empty".into(),
-    }
+/// The encoding of a boolean stream.
+pub(crate) fn describe(bytes: &[u8], at: Describer) -> Encoding {
+    at.stream(bytes, BoolStream::parse, BoolStream::describe)
 }
 
 #[cfg(test)]
@@ -158,7 +205,7 @@ mod tests {
             decode(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap(),
             values,
             "{}",
-            describe(&out)
+            describe(&out, Describer::new(true))
         );
         out.len()
     }
@@ -175,26 +222,55 @@ mod tests {
     }
 
     #[test]
+    fn descriptions_name_the_codec() {
+        let described = |bytes: &[u8]| describe(bytes, Describer::new(false)).to_string();
+        assert_eq!(described(&[BoolTag::Packed as u8, 0b101]), "packed");
+        let rle = [BoolTag::Rle as u8, 1, 2, int::IntTag::Fixed as u8, 1, 4, 9];
+        assert_eq!(described(&rle), "rle(lengths: fixed(1 bytes))");
+        assert_eq!(
+            describe(&rle, Describer::new(false)).codec,
+            Codec::BoolRle {
+                first: true,
+                runs: 2
+            }
+        );
+        assert_eq!(
+            described(&[0x7f]),
+            "unreadable (corrupt: unknown boolean encoding tag 0x7f)"
+        );
+        assert_eq!(
+            described(&[BoolTag::Rle as u8, 2, 1]),
+            "unreadable (corrupt: a boolean run starts with 2)"
+        );
+    }
+
+    #[test]
     fn hostile_streams_are_errors() {
         let mut budget = Budget::new(u64::MAX);
         assert!(
-            decode(&[PACKED, 0b1111], 3, &mut budget).is_err(),
+            decode(&[BoolTag::Packed as u8, 0b1111], 3, &mut budget).is_err(),
             "stray bits"
         );
-        assert!(decode(&[PACKED], 1, &mut budget).is_err(), "too short");
         assert!(
-            decode(&[PACKED, 0], usize::MAX, &mut budget).is_err(),
+            decode(&[BoolTag::Packed as u8], 1, &mut budget).is_err(),
+            "too short"
+        );
+        assert!(
+            decode(&[BoolTag::Packed as u8, 0], usize::MAX, &mut budget).is_err(),
             "count past the bytes"
         );
         assert!(
-            decode(&[RLE, 2, 1, 0x00, 0], 1, &mut budget).is_err(),
+            decode(&[BoolTag::Rle as u8, 2, 1, 0x00, 0], 1, &mut budget).is_err(),
             "bad first value"
         );
         assert!(
-            decode(&[RLE, 0, 1, 0x00, 1, 200], 10, &mut budget).is_err(),
+            decode(&[BoolTag::Rle as u8, 0, 1, 0x00, 1, 200], 10, &mut budget).is_err(),
             "a run past the end"
         );
-        assert!(decode(&[RLE, 0, 0], 10, &mut budget).is_err(), "no runs");
+        assert!(
+            decode(&[BoolTag::Rle as u8, 0, 0], 10, &mut budget).is_err(),
+            "no runs"
+        );
         assert!(decode(&[9], 0, &mut budget).is_err(), "unknown tag");
     }
 }

@@ -4,33 +4,42 @@
 //! ```text
 //! float_stream := int_stream                    the raw bits, any integer cascade
 //!   | 0x09 digits:u8 ints:prefixed residuals:float_stream
-//!         Decimal: `ints` is an int_stream of count 64-bit two's-complement integers n; value i
-//!         has the bits of (n[i] as float) / 10^digits (one correctly rounded IEEE division in
-//!         the float's own precision, 10^digits exact) plus residuals[i], wrapping at the word
-//!         width. Short decimals have residual 0; noisy ones a small one; any other value
-//!         (NaN, infinities, huge) has n = 0 and its whole bit pattern as residual.
+//!         Decimal: digits at most 18 (F64) or 10 (F32); `ints` is an int_stream of count 64-bit
+//!         two's-complement integers n; value i has the bits of (n[i] as float) / 10^digits (one
+//!         correctly rounded IEEE division in the float's own precision, 10^digits exact) plus
+//!         residuals[i], wrapping at the word width. Short decimals have residual 0; noisy ones a
+//!         small one; any other value (NaN, infinities, huge) has n = 0 and its whole bit
+//!         pattern as residual.
 //!   | 0x0a float_stream
 //!         Xor: the inner stream holds v[0], then v[i] xor v[i-1]
 //!   | 0x0b exponent:u8 ints:prefixed exceptions:varint positions:prefixed values:float_stream
 //!         Lossy: exponent is a two's-complement i8 e; value i is n[i] * 2^(e+1), so within 2^e
 //!         of what was written; `ints` an int_stream of count 64-bit two's-complement integers
-//!         (0 at exceptions); `positions` an int_stream of `exceptions` 64-bit indices, strictly
-//!         increasing, of values kept exactly (NaN, infinities, values too large to quantize),
-//!         whose bits follow in `values`
-//!   | 0x08 size:varint zstd_frame               Zstd around a float_stream
+//!         (0 at exceptions); `positions` an int_stream of `exceptions` (at most count) 64-bit
+//!         indices, strictly increasing and below count, of values kept exactly (NaN,
+//!         infinities, values too large to quantize), whose bits follow in `values`
+//!   | zstd                                      tag 0x08, see `zstd`: around a float_stream
 //! ```
 
 use super::budget::Budget;
 use super::bytes::{write_varint, ByteReader};
+use super::describe::{Codec, Describer, Encoding};
 use super::int::select::{encode_nested, encode_nested_prefixed, Chain};
-use super::int::transform;
-use super::int::{self, Word};
-use super::{zstd, Settings};
+use super::int::{self, transform, IntStream, Word};
+use super::zstd::{self, Frame};
+use super::{check_depth, tags, Settings};
 use crate::error::{corrupt, DecodeError};
 
-pub(crate) const DECIMAL: u8 = 0x09;
-pub(crate) const XOR: u8 = 0x0a;
-pub(crate) const LOSSY: u8 = 0x0b;
+tags! {
+    /// The first byte of a float stream that is not an integer stream: a float transform, or a
+    /// zstd frame around a float stream.
+    FloatTag, "float" {
+        Zstd = zstd::TAG,
+        Decimal = 0x09,
+        Xor = 0x0a,
+        Lossy = 0x0b,
+    }
+}
 
 /// Powers of ten that are exact in `f64` (up to 10^22).
 const POW10: [f64; 19] = [
@@ -164,7 +173,7 @@ fn encode_as<W: FloatWord>(values: &[W], choice: Choice, settings: &Settings, ou
     match choice {
         Choice::Raw => encode_nested(values, settings, Chain::default(), out),
         Choice::Xor => {
-            out.push(XOR);
+            out.push(FloatTag::Xor as u8);
             let mut previous = W::ZERO;
             let xors: Vec<W> = values
                 .iter()
@@ -185,7 +194,7 @@ fn encode_as<W: FloatWord>(values: &[W], choice: Choice, settings: &Settings, ou
                 ints.push(n as u64);
                 residuals.push(value.wrapping_sub(W::decimal(n, digits)));
             }
-            out.push(DECIMAL);
+            out.push(FloatTag::Decimal as u8);
             out.push(digits);
             encode_nested_prefixed(&ints, settings, Chain::default(), out);
             encode_nested(&residuals, settings, Chain::default(), out);
@@ -211,12 +220,168 @@ fn encode_as<W: FloatWord>(values: &[W], choice: Choice, settings: &Settings, ou
                     exact.push(value);
                 }
             }
-            out.push(LOSSY);
+            out.push(FloatTag::Lossy as u8);
             out.push(exponent as u8);
             encode_nested_prefixed(&ints, settings, Chain::default(), out);
             write_varint(out, positions.len() as u64);
             encode_nested_prefixed(&positions, settings, Chain::default(), out);
             encode_nested(&exact, settings, Chain::default(), out);
+        }
+    }
+}
+
+/// A float stream's header, parsed once by [`FloatStream::parse`]: an integer stream of the
+/// bits, or a float transform with its parameters and nested streams (still encoded).
+enum FloatStream<'a, W> {
+    Bits(IntStream<'a, W>),
+    Decimal {
+        digits: u8,
+        ints: &'a [u8],
+        residuals: &'a [u8],
+    },
+    Xor(&'a [u8]),
+    Lossy {
+        exponent: i8,
+        ints: &'a [u8],
+        exceptions: usize,
+        positions: &'a [u8],
+        values: &'a [u8],
+    },
+    Zstd(Frame<'a>),
+}
+
+impl<'a, W: FloatWord> FloatStream<'a, W> {
+    /// Reads the header of the stream `bytes`.
+    fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let Some(tag) = bytes.first().and_then(|&byte| FloatTag::from_byte(byte)) else {
+            return Ok(FloatStream::Bits(IntStream::parse(bytes)?));
+        };
+        let mut reader = ByteReader::new(&bytes[1..]);
+        Ok(match tag {
+            FloatTag::Decimal => {
+                let digits = reader.u8()?;
+                if digits > W::MAX_DIGITS {
+                    return Err(corrupt(format!("{digits} decimal digits")));
+                }
+                FloatStream::Decimal {
+                    digits,
+                    ints: reader.prefixed()?,
+                    residuals: reader.rest(),
+                }
+            }
+            FloatTag::Xor => FloatStream::Xor(reader.rest()),
+            FloatTag::Lossy => FloatStream::Lossy {
+                exponent: reader.u8()? as i8,
+                ints: reader.prefixed()?,
+                exceptions: reader.count(0)?,
+                positions: reader.prefixed()?,
+                values: reader.rest(),
+            },
+            FloatTag::Zstd => FloatStream::Zstd(Frame::parse(reader.rest())?),
+        })
+    }
+
+    fn decode(
+        self,
+        count: usize,
+        budget: &mut Budget,
+        depth: usize,
+    ) -> Result<Vec<W>, DecodeError> {
+        match self {
+            FloatStream::Bits(bits) => bits.decode(count, budget, depth),
+            FloatStream::Decimal {
+                digits,
+                ints,
+                residuals,
+            } => {
+                budget.charge(count, 8)?;
+                let ints = int::decode_nested::<u64>(ints, count, budget, depth + 1)?;
+                let mut values = decode_nested::<W>(residuals, count, budget, depth + 1)?;
+                for (value, n) in values.iter_mut().zip(ints) {
+                    *value = W::decimal(n as i64, digits).wrapping_add(*value);
+                }
+                Ok(values)
+            }
+            FloatStream::Xor(inner) => {
+                let mut values = decode_nested::<W>(inner, count, budget, depth + 1)?;
+                let mut previous = W::ZERO;
+                for value in &mut values {
+                    previous = previous ^ *value;
+                    *value = previous;
+                }
+                Ok(values)
+            }
+            FloatStream::Lossy {
+                exponent,
+                ints,
+                exceptions,
+                positions,
+                values: exact,
+            } => {
+                let exponent = i32::from(exponent) + 1;
+                budget.charge(count, 8)?;
+                let ints = int::decode_nested::<u64>(ints, count, budget, depth + 1)?;
+                let mut values: Vec<W> = ints
+                    .into_iter()
+                    .map(|n| W::scaled(n as i64, exponent))
+                    .collect();
+                if exceptions > count {
+                    return Err(corrupt(format!(
+                        "{exceptions} exceptions among {count} values"
+                    )));
+                }
+                budget.charge(exceptions, 8 + W::BYTES)?;
+                let positions =
+                    int::decode_nested::<u64>(positions, exceptions, budget, depth + 1)?;
+                let exact = decode_nested::<W>(exact, exceptions, budget, depth + 1)?;
+                let mut next_allowed = 0u64;
+                for (position, value) in positions.into_iter().zip(exact) {
+                    if position < next_allowed || position >= count as u64 {
+                        return Err(corrupt(format!(
+                            "exception position {position} out of order or range"
+                        )));
+                    }
+                    next_allowed = position + 1;
+                    values[position as usize] = value;
+                }
+                Ok(values)
+            }
+            FloatStream::Zstd(frame) => {
+                let max_size = int::max_stream_size::<W>(count).saturating_mul(3);
+                let inner = frame.decompress(max_size, budget)?;
+                decode_nested(&inner, count, budget, depth + 1)
+            }
+        }
+    }
+
+    fn describe(self, at: Describer) -> (Codec, Vec<Encoding>) {
+        let floats = |bytes| describe::<W>(bytes, at.nested());
+        let ints = |bytes| int::describe::<u64>(bytes, at.nested());
+        match self {
+            FloatStream::Bits(bits) => bits.describe(at),
+            FloatStream::Decimal {
+                digits,
+                ints: integers,
+                residuals,
+            } => (
+                Codec::Decimal { digits },
+                vec![ints(integers), floats(residuals)],
+            ),
+            FloatStream::Xor(inner) => (Codec::Xor, vec![floats(inner)]),
+            FloatStream::Lossy {
+                exponent,
+                ints: integers,
+                exceptions,
+                positions,
+                values,
+            } => (
+                Codec::Lossy {
+                    exponent,
+                    exceptions: exceptions as u64,
+                },
+                vec![ints(integers), ints(positions), floats(values)],
+            ),
+            FloatStream::Zstd(frame) => frame.describe(at, describe::<W>),
         }
     }
 }
@@ -236,108 +401,13 @@ fn decode_nested<W: FloatWord>(
     budget: &mut Budget,
     depth: usize,
 ) -> Result<Vec<W>, DecodeError> {
-    if depth > int::MAX_CASCADE {
-        return Err(corrupt(format!(
-            "encodings nest deeper than {} levels",
-            int::MAX_CASCADE
-        )));
-    }
-    let mut reader = ByteReader::new(bytes);
-    match reader.u8()? {
-        DECIMAL => {
-            let digits = reader.u8()?;
-            if digits > W::MAX_DIGITS {
-                return Err(corrupt(format!("{digits} decimal digits")));
-            }
-            budget.charge(count, 8)?;
-            let ints = int::decode_nested::<u64>(reader.prefixed()?, count, budget, depth + 1)?;
-            let mut values = decode_nested::<W>(reader.rest(), count, budget, depth + 1)?;
-            for (value, n) in values.iter_mut().zip(ints) {
-                *value = W::decimal(n as i64, digits).wrapping_add(*value);
-            }
-            Ok(values)
-        }
-        XOR => {
-            let mut values = decode_nested::<W>(reader.rest(), count, budget, depth + 1)?;
-            let mut previous = W::ZERO;
-            for value in &mut values {
-                previous = previous ^ *value;
-                *value = previous;
-            }
-            Ok(values)
-        }
-        LOSSY => {
-            let exponent = i32::from(reader.u8()? as i8) + 1;
-            budget.charge(count, 8)?;
-            let ints = int::decode_nested::<u64>(reader.prefixed()?, count, budget, depth + 1)?;
-            let mut values: Vec<W> = ints
-                .into_iter()
-                .map(|n| W::scaled(n as i64, exponent))
-                .collect();
-            let exceptions = reader.count(0)?;
-            if exceptions > count {
-                return Err(corrupt(format!(
-                    "{exceptions} exceptions among {count} values"
-                )));
-            }
-            budget.charge(exceptions, 8 + W::BYTES)?;
-            let positions =
-                int::decode_nested::<u64>(reader.prefixed()?, exceptions, budget, depth + 1)?;
-            let exact = decode_nested::<W>(reader.rest(), exceptions, budget, depth + 1)?;
-            let mut next_allowed = 0u64;
-            for (position, value) in positions.into_iter().zip(exact) {
-                if position < next_allowed || position >= count as u64 {
-                    return Err(corrupt(format!(
-                        "exception position {position} out of order or range"
-                    )));
-                }
-                next_allowed = position + 1;
-                values[position as usize] = value;
-            }
-            Ok(values)
-        }
-        zstd::TAG => {
-            let inner = zstd::decompress(
-                reader.rest(),
-                int::max_stream_size::<W>(count).saturating_mul(3),
-                budget,
-            )?;
-            decode_nested(&inner, count, budget, depth + 1)
-        }
-        _ => int::decode_nested(bytes, count, budget, depth),
-    }
+    check_depth(depth)?;
+    FloatStream::<W>::parse(bytes)?.decode(count, budget, depth)
 }
 
-/// Names the cascade of a float stream.
-pub(crate) fn describe(bytes: &[u8]) -> String {
-    let mut reader = ByteReader::new(bytes);
-    let Ok(tag) = reader.u8() else {
-        return "empty".into();
-    };
-    match tag {
-        DECIMAL => {
-            let (Ok(digits), Ok(ints)) = (reader.u8(), reader.prefixed()) else {
-                return "decimal(corrupt)".into();
-            };
-            format!(
-                "decimal({digits} digits, integers: {}, residuals: {})",
-                int::describe(ints),
-                int::describe(reader.rest())
-            )
-        }
-        XOR => format!("xor → {}", int::describe(reader.rest())),
-        LOSSY => {
-            let (Ok(exponent), Ok(ints)) = (reader.u8(), reader.prefixed()) else {
-                return "lossy(corrupt)".into();
-            };
-            format!(
-                "lossy(within 2^{}, integers: {})",
-                exponent as i8,
-                int::describe(ints)
-            )
-        }
-        _ => format!("unknown tag {tag:#04x}"),
-    }
+/// The encoding of a stream of float bit patterns `W`.
+pub(crate) fn describe<W: FloatWord>(bytes: &[u8], at: Describer) -> Encoding {
+    at.stream(bytes, FloatStream::<W>::parse, FloatStream::describe)
 }
 
 #[cfg(test)]
@@ -346,12 +416,16 @@ mod tests {
     use crate::encodings::bytes::write_prefixed;
     use crate::encodings::test_len;
 
+    fn described(bytes: &[u8]) -> String {
+        describe::<u64>(bytes, Describer::new(true)).to_string()
+    }
+
     fn round_trip_f64(values: &[f64], settings: &Settings) -> usize {
         let bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
         let mut out = Vec::new();
         encode(&bits, settings, &mut out);
         let back = decode::<u64>(&out, bits.len(), &mut Budget::new(u64::MAX)).unwrap();
-        assert_eq!(back, bits, "encoded as {}", int::describe(&out));
+        assert_eq!(back, bits, "encoded as {}", described(&out));
         out.len()
     }
 
@@ -455,13 +529,55 @@ mod tests {
     }
 
     #[test]
+    fn descriptions_read_float_transforms_and_integer_cascades() {
+        let fixed = [int::IntTag::Fixed as u8, 0];
+        let mut decimal = vec![FloatTag::Decimal as u8, 2];
+        write_prefixed(&mut decimal, &fixed);
+        decimal.extend([FloatTag::Xor as u8, int::IntTag::Varint as u8]);
+        assert_eq!(
+            described(&decimal),
+            "decimal(2 digits, integers: fixed(0 bytes), residuals: xor → varint)"
+        );
+        let mut lossy = vec![FloatTag::Lossy as u8, (-12i8) as u8];
+        write_prefixed(&mut lossy, &fixed);
+        lossy.push(0);
+        write_prefixed(&mut lossy, &fixed);
+        lossy.extend(fixed);
+        let encoding = describe::<u64>(&lossy, Describer::new(false));
+        assert_eq!(
+            encoding.codec,
+            Codec::Lossy {
+                exponent: -12,
+                exceptions: 0
+            }
+        );
+        assert_eq!(encoding.children.len(), 3);
+        assert_eq!(
+            encoding.to_string(),
+            "lossy(within 2^-12, integers: fixed(0 bytes))"
+        );
+        assert_eq!(
+            described(&[FloatTag::Decimal as u8, 19]),
+            "unreadable (corrupt: 19 decimal digits)"
+        );
+        // An F32 stream takes fewer digits than an F64 one.
+        let mut digits = vec![FloatTag::Decimal as u8, 11];
+        write_prefixed(&mut digits, &fixed);
+        digits.extend(fixed);
+        assert!(described(&digits).starts_with("decimal(11 digits"));
+        assert!(describe::<u32>(&digits, Describer::new(false))
+            .to_string()
+            .starts_with("unreadable"));
+    }
+
+    #[test]
     fn hostile_streams_are_errors() {
         let mut budget = Budget::new(u64::MAX);
         assert!(
-            decode::<u64>(&[DECIMAL, 99], 1, &mut budget).is_err(),
+            decode::<u64>(&[FloatTag::Decimal as u8, 99], 1, &mut budget).is_err(),
             "too many digits"
         );
-        let mut lossy = vec![LOSSY, 0xf4];
+        let mut lossy = vec![FloatTag::Lossy as u8, 0xf4];
         write_prefixed(&mut lossy, &[0x00, 0]);
         lossy.push(1);
         write_prefixed(&mut lossy, &[0x00, 1, 9]);
@@ -470,7 +586,7 @@ mod tests {
             decode::<u64>(&lossy, 2, &mut budget).is_err(),
             "exception past the end"
         );
-        let nested = [XOR; 100];
+        let nested = [FloatTag::Xor as u8; 100];
         assert!(
             decode::<u64>(&nested, 1, &mut budget).is_err(),
             "cascade too deep"

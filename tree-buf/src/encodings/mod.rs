@@ -2,14 +2,74 @@
 //! slice of integers, floats, booleans or strings into bytes and back, chooses its own cascade
 //! of encodings, and documents its wire grammar. The number of values is always supplied by the
 //! caller, never trusted from the stream alone.
+//!
+//! Every stream starts with a tag byte. Each family (integers, floats, booleans, strings) has a
+//! `#[repr(u8)]` enum of its tags and a typed header, such as [`int::IntStream`], which one parser
+//! reads from the bytes once: the codec, its parameters, and the streams it nests (still
+//! encoded). Decoding consumes that header and describing prints it, so each codec's grammar is
+//! read in one place and stated once, in its module's documentation.
 
 pub(crate) mod bool;
 pub(crate) mod budget;
 pub(crate) mod bytes;
+pub(crate) mod describe;
 pub(crate) mod float;
 pub(crate) mod int;
 pub(crate) mod string;
 pub(crate) mod zstd;
+
+use crate::error::{corrupt, DecodeError};
+
+/// The deepest nesting of encodings a stream may have.
+pub(crate) const MAX_CASCADE: usize = 8;
+
+/// Fails for a stream nested more than [`MAX_CASCADE`] levels deep, so that hostile nesting is an
+/// error rather than a stack overflow.
+pub(crate) fn check_depth(depth: usize) -> Result<(), DecodeError> {
+    if depth > MAX_CASCADE {
+        return Err(corrupt(format!(
+            "encodings nest deeper than {MAX_CASCADE} levels"
+        )));
+    }
+    Ok(())
+}
+
+/// Declares the tag bytes of one family of streams as a `#[repr(u8)]` enum, whose `TryFrom<u8>`
+/// rejects an unknown tag as corrupt, naming the family.
+macro_rules! tags {
+    ($(#[$meta:meta])* $name:ident, $family:literal { $($variant:ident = $value:expr,)* }) => {
+        $(#[$meta])*
+        #[repr(u8)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub(crate) enum $name {
+            $($variant = $value,)*
+        }
+
+        impl $name {
+            /// The tag that `byte` stands for, if any.
+            pub(crate) fn from_byte(byte: u8) -> Option<Self> {
+                $(if byte == $name::$variant as u8 {
+                    return Some($name::$variant);
+                })*
+                None
+            }
+        }
+
+        impl TryFrom<u8> for $name {
+            type Error = crate::error::DecodeError;
+
+            fn try_from(byte: u8) -> Result<Self, Self::Error> {
+                $name::from_byte(byte).ok_or_else(|| {
+                    crate::error::corrupt(format!(
+                        concat!("unknown ", $family, " encoding tag {:#04x}"),
+                        byte
+                    ))
+                })
+            }
+        }
+    };
+}
+pub(crate) use tags;
 
 /// How many values a codec test uses: `n`, or a fiftieth of it (at least 250, enough for the
 /// tests' size bounds to hold) under Miri, whose interpreter is thousands of times slower, so

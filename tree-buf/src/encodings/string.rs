@@ -5,19 +5,21 @@
 //!                 Plain: `lengths` an int_stream of count 64-bit byte lengths; `bytes` all the
 //!                 strings back to back, exactly the sum of the lengths
 //!             | 0x01 distinct:varint values:prefixed indices:int_stream
-//!                 Dictionary: `values` a str_stream of the `distinct` strings (at most count),
-//!                 `indices` count 32-bit indices into them
+//!                 Dictionary: `values` a str_stream of the `distinct` strings (at most count,
+//!                 at least one if count > 0), `indices` count 32-bit indices into them
 //!             | 0x02 source:varint distinct:varint table:prefixed exceptions:varint
 //!                    [positions:prefixed values]
-//!                 Keyed (format version 2): the strings are a function of the strings of an
-//!                 earlier branch, `source`, that holds as many (a player's name given the id):
-//!                 `table` a str_stream (not keyed) of one string for each of the `distinct`
-//!                 strings of the source, in order of first appearance; string i is the table's
-//!                 entry for the source's string i, except at the `exceptions` positions: an
+//!                 Keyed (format version 2), only at the top of a branch: the strings are a
+//!                 function of the strings of an earlier branch, `source`, that holds as many (a
+//!                 player's name given the id): `table` a str_stream of one string for each of
+//!                 the `distinct` strings of the source (at least one if count > 0, at most
+//!                 count), in order of first appearance; string i is the table's entry for the
+//!                 source's string i, except at the `exceptions` (at most count) positions: an
 //!                 int_stream of ascending 64-bit positions, whose strings are `values`, a
-//!                 str_stream (not keyed) that runs to the end. The source must not be keyed.
-//!             | 0x08 size:varint zstd_frame
-//!                 Zstd around a str_stream (not keyed) of the same count
+//!                 str_stream that runs to the end. Positions and values are there only when
+//!                 there are exceptions. The source, `table` and `values` are not keyed.
+//!             | zstd
+//!                 tag 0x08, see `zstd`: around a str_stream that is not keyed
 //! ```
 //!
 //! Every string must be valid UTF-8 on its own: a string boundary inside a character is corrupt.
@@ -27,14 +29,22 @@ use std::ops::Range;
 
 use super::budget::Budget;
 use super::bytes::{write_prefixed, write_varint, ByteReader};
+use super::describe::{Codec, Describer, Encoding};
+use super::int;
 use super::int::select::{encode_nested, encode_nested_prefixed, Chain};
-use super::int::{self, MAX_CASCADE};
-use super::{zstd, Settings};
+use super::zstd::{self, Frame};
+use super::{check_depth, tags, Settings};
 use crate::error::{corrupt, DecodeError};
 
-const PLAIN: u8 = 0x00;
-const DICTIONARY: u8 = 0x01;
-const KEYED: u8 = 0x02;
+tags! {
+    /// The first byte of a string stream: its codec.
+    StrTag, "string" {
+        Plain = 0x00,
+        Dictionary = 0x01,
+        Keyed = 0x02,
+        Zstd = zstd::TAG,
+    }
+}
 
 /// Strings as one buffer and the span of each.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -75,7 +85,7 @@ pub(crate) fn encode(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>)
 }
 
 fn encode_plain(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {
-    out.push(PLAIN);
+    out.push(StrTag::Plain as u8);
     let lengths: Vec<u64> = column.spans.iter().map(|span| span.len() as u64).collect();
     encode_nested_prefixed(&lengths, settings, Chain::default(), out);
     for value in column.iter() {
@@ -115,7 +125,7 @@ impl Dictionary {
     }
 
     fn encode(&self, settings: &Settings, out: &mut Vec<u8>) {
-        out.push(DICTIONARY);
+        out.push(StrTag::Dictionary as u8);
         write_varint(out, self.distinct.len() as u64);
         let mut nested = Vec::new();
         encode_plain(&self.distinct, settings, &mut nested);
@@ -197,7 +207,7 @@ pub(crate) fn encode_keyed(
     if plain_estimate(&table) > own_size.saturating_mul(4) {
         return None;
     }
-    let mut out = vec![KEYED];
+    let mut out = vec![StrTag::Keyed as u8];
     write_varint(&mut out, source_branch as u64);
     write_varint(&mut out, table.len() as u64);
     let mut nested = Vec::new();
@@ -215,12 +225,200 @@ pub(crate) fn encode_keyed(
     (out.len() < own_size).then_some(out)
 }
 
+/// A keyed stream's header.
+struct Keyed<'a> {
+    source: usize,
+    distinct: usize,
+    table: &'a [u8],
+    exceptions: usize,
+    /// Both empty when there are no exceptions.
+    positions: &'a [u8],
+    values: &'a [u8],
+}
+
+impl<'a> Keyed<'a> {
+    /// Reads the header from `body`, the bytes after the tag.
+    fn parse(body: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut reader = ByteReader::new(body);
+        let source = reader.varint()?;
+        let source = usize::try_from(source).map_err(|_| corrupt(format!("no branch {source}")))?;
+        let distinct = reader.count(0)?;
+        let table = reader.prefixed()?;
+        let exceptions = reader.count(0)?;
+        let (positions, values) = if exceptions == 0 {
+            reader.finish("a keyed string stream")?;
+            (&[][..], &[][..])
+        } else {
+            (reader.prefixed()?, reader.rest())
+        };
+        Ok(Keyed {
+            source,
+            distinct,
+            table,
+            exceptions,
+            positions,
+            values,
+        })
+    }
+}
+
+/// A string stream's header, parsed once by [`StrStream::parse`]: the codec, its parameters, and
+/// the streams it nests (still encoded).
+enum StrStream<'a> {
+    Plain {
+        lengths: &'a [u8],
+        text: &'a [u8],
+    },
+    Dictionary {
+        distinct: usize,
+        values: &'a [u8],
+        indices: &'a [u8],
+    },
+    Keyed(Keyed<'a>),
+    Zstd(Frame<'a>),
+}
+
+impl<'a> StrStream<'a> {
+    /// Reads the header of the stream `bytes`.
+    fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut reader = ByteReader::new(bytes);
+        Ok(match StrTag::try_from(reader.u8()?)? {
+            StrTag::Plain => StrStream::Plain {
+                lengths: reader.prefixed()?,
+                text: reader.rest(),
+            },
+            StrTag::Dictionary => StrStream::Dictionary {
+                distinct: reader.count(0)?,
+                values: reader.prefixed()?,
+                indices: reader.rest(),
+            },
+            StrTag::Keyed => StrStream::Keyed(Keyed::parse(reader.rest())?),
+            StrTag::Zstd => StrStream::Zstd(Frame::parse(reader.rest())?),
+        })
+    }
+
+    /// The stream's `count` strings; it is nested `depth` levels deep. A keyed stream is
+    /// decoded by [`decode_keyed`], which has its source.
+    fn decode(
+        self,
+        count: usize,
+        budget: &mut Budget,
+        depth: usize,
+    ) -> Result<StrColumn, DecodeError> {
+        match self {
+            StrStream::Plain { lengths, text } => {
+                let lengths = int::decode_nested::<u64>(lengths, count, budget, depth + 1)?;
+                budget.charge(text.len(), 1)?;
+                let text = std::str::from_utf8(text)
+                    .map_err(|e| corrupt(format!("string bytes are not UTF-8: {e}")))?;
+                let mut spans = Vec::with_capacity(count);
+                let mut end = 0usize;
+                for length in lengths {
+                    let start = end;
+                    end = usize::try_from(length)
+                        .ok()
+                        .and_then(|length| end.checked_add(length))
+                        .filter(|&end| end <= text.len())
+                        .ok_or_else(|| corrupt("string lengths exceed the string bytes"))?;
+                    if !text.is_char_boundary(end) {
+                        return Err(corrupt("a string ends inside a UTF-8 character"));
+                    }
+                    spans.push(start..end);
+                }
+                if end != text.len() {
+                    return Err(corrupt(format!(
+                        "{} string bytes left over",
+                        text.len() - end
+                    )));
+                }
+                Ok(StrColumn {
+                    bytes: text.to_owned(),
+                    spans,
+                })
+            }
+            StrStream::Dictionary {
+                distinct,
+                values,
+                indices,
+            } => {
+                if distinct > count || (distinct == 0 && count > 0) {
+                    return Err(corrupt(format!(
+                        "{distinct} dictionary strings for {count} values"
+                    )));
+                }
+                budget.charge(distinct, size_of::<Range<usize>>())?;
+                let values = decode_nested(values, distinct, budget, depth + 1)?;
+                budget.charge(count, 4)?;
+                let indices = int::decode_nested::<u32>(indices, count, budget, depth + 1)?;
+                let spans = indices
+                    .into_iter()
+                    .map(|i| {
+                        values.spans.get(i as usize).cloned().ok_or_else(|| {
+                            corrupt(format!("string index {i} past the {distinct} entries"))
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                // Every value becomes a string of its own: charge the text the indices stand
+                // for, which can be far more than the dictionary holds.
+                let text = spans
+                    .iter()
+                    .fold(0usize, |sum, span| sum.saturating_add(span.len()));
+                budget.charge(text, 1)?;
+                Ok(StrColumn {
+                    bytes: values.bytes,
+                    spans,
+                })
+            }
+            StrStream::Keyed(_) => Err(corrupt(
+                "a keyed string stream where only the top of a branch may have one",
+            )),
+            StrStream::Zstd(frame) => {
+                let inner = frame.decompress(usize::MAX, budget)?;
+                decode_nested(&inner, count, budget, depth + 1)
+            }
+        }
+    }
+
+    fn describe(self, at: Describer) -> (Codec, Vec<Encoding>) {
+        let strings = |bytes| describe(bytes, at.nested());
+        match self {
+            StrStream::Plain { lengths, .. } => (
+                Codec::Plain,
+                vec![int::describe::<u64>(lengths, at.nested())],
+            ),
+            StrStream::Dictionary {
+                distinct,
+                values,
+                indices,
+            } => (
+                Codec::StrDictionary {
+                    distinct: distinct as u64,
+                },
+                vec![strings(values), int::describe::<u32>(indices, at.nested())],
+            ),
+            StrStream::Keyed(keyed) => {
+                let mut children = vec![strings(keyed.table)];
+                if keyed.exceptions > 0 {
+                    children.push(int::describe::<u64>(keyed.positions, at.nested()));
+                    children.push(strings(keyed.values));
+                }
+                let codec = Codec::Keyed {
+                    source_branch: keyed.source,
+                    source_path: None,
+                    distinct: keyed.distinct as u64,
+                    exceptions: keyed.exceptions as u64,
+                };
+                (codec, children)
+            }
+            StrStream::Zstd(frame) => frame.describe(at, describe),
+        }
+    }
+}
+
 /// The source branch of a keyed stream; `None` for a stream of any other kind.
 pub(crate) fn keyed_source(bytes: &[u8]) -> Option<Result<usize, DecodeError>> {
-    let mut reader = ByteReader::new(bytes.strip_prefix(&[KEYED])?);
-    Some(reader.varint().and_then(|source| {
-        usize::try_from(source).map_err(|_| corrupt(format!("no branch {source}")))
-    }))
+    let body = bytes.strip_prefix(&[StrTag::Keyed as u8])?;
+    Some(Keyed::parse(body).map(|keyed| keyed.source))
 }
 
 /// Decodes a keyed stream of `count` strings over `source`, the decoded strings of its source
@@ -231,18 +429,20 @@ pub(crate) fn decode_keyed(
     count: usize,
     budget: &mut Budget,
 ) -> Result<StrColumn, DecodeError> {
-    let mut reader = ByteReader::new(bytes);
-    if reader.u8()? != KEYED {
+    let StrStream::Keyed(keyed) = StrStream::parse(bytes)? else {
         return Err(corrupt("not a keyed string stream"));
-    }
-    reader.varint()?;
+    };
     if source.len() != count {
         return Err(corrupt(format!(
             "{count} strings keyed by {} source strings",
             source.len()
         )));
     }
-    let distinct = reader.count(0)?;
+    let Keyed {
+        distinct,
+        exceptions: exception_count,
+        ..
+    } = keyed;
     if distinct > count || (distinct == 0 && count > 0) {
         return Err(corrupt(format!(
             "{distinct} keyed table strings for {count} values"
@@ -251,20 +451,18 @@ pub(crate) fn decode_keyed(
     // The table's spans, and the keys' ranks worked out below.
     budget.charge(distinct, size_of::<Range<usize>>() + 3 * size_of::<usize>())?;
     budget.charge(count, size_of::<u32>())?;
-    let table = decode_nested(reader.prefixed()?, distinct, budget, 1)?;
-    let exception_count = reader.count(0)?;
+    let table = decode_nested(keyed.table, distinct, budget, 1)?;
     if exception_count > count {
         return Err(corrupt(format!(
             "{exception_count} exceptions among {count} keyed strings"
         )));
     }
     let (positions, exceptions) = if exception_count == 0 {
-        reader.finish("a keyed string stream")?;
         (Vec::new(), StrColumn::default())
     } else {
         budget.charge(exception_count, 8 + size_of::<Range<usize>>())?;
-        let positions = int::decode_nested::<u64>(reader.prefixed()?, exception_count, budget, 1)?;
-        let exceptions = decode_nested(reader.rest(), exception_count, budget, 1)?;
+        let positions = int::decode_nested::<u64>(keyed.positions, exception_count, budget, 1)?;
+        let exceptions = decode_nested(keyed.values, exception_count, budget, 1)?;
         (positions, exceptions)
     };
 
@@ -323,126 +521,22 @@ fn decode_nested(
     budget: &mut Budget,
     depth: usize,
 ) -> Result<StrColumn, DecodeError> {
-    if depth > MAX_CASCADE {
-        return Err(corrupt(format!(
-            "encodings nest deeper than {MAX_CASCADE} levels"
-        )));
-    }
-    let mut reader = ByteReader::new(bytes);
-    match reader.u8()? {
-        PLAIN => {
-            let lengths = int::decode_nested::<u64>(reader.prefixed()?, count, budget, depth + 1)?;
-            let data = reader.rest();
-            budget.charge(data.len(), 1)?;
-            let text = std::str::from_utf8(data)
-                .map_err(|e| corrupt(format!("string bytes are not UTF-8: {e}")))?;
-            let mut spans = Vec::with_capacity(count);
-            let mut end = 0usize;
-            for length in lengths {
-                let start = end;
-                end = usize::try_from(length)
-                    .ok()
-                    .and_then(|length| end.checked_add(length))
-                    .filter(|&end| end <= text.len())
-                    .ok_or_else(|| corrupt("string lengths exceed the string bytes"))?;
-                if !text.is_char_boundary(end) {
-                    return Err(corrupt("a string ends inside a UTF-8 character"));
-                }
-                spans.push(start..end);
-            }
-            if end != text.len() {
-                return Err(corrupt(format!(
-                    "{} string bytes left over",
-                    text.len() - end
-                )));
-            }
-            Ok(StrColumn {
-                bytes: text.to_owned(),
-                spans,
-            })
-        }
-        DICTIONARY => {
-            let distinct = reader.count(0)?;
-            if distinct > count || (distinct == 0 && count > 0) {
-                return Err(corrupt(format!(
-                    "{distinct} dictionary strings for {count} values"
-                )));
-            }
-            budget.charge(distinct, size_of::<Range<usize>>())?;
-            let values = decode_nested(reader.prefixed()?, distinct, budget, depth + 1)?;
-            budget.charge(count, 4)?;
-            let indices = int::decode_nested::<u32>(reader.rest(), count, budget, depth + 1)?;
-            let spans = indices
-                .into_iter()
-                .map(|i| {
-                    values.spans.get(i as usize).cloned().ok_or_else(|| {
-                        corrupt(format!("string index {i} past the {distinct} entries"))
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            // Every value becomes a string of its own: charge the text the indices stand for,
-            // which can be far more than the dictionary holds.
-            let text = spans
-                .iter()
-                .fold(0usize, |sum, span| sum.saturating_add(span.len()));
-            budget.charge(text, 1)?;
-            Ok(StrColumn {
-                bytes: values.bytes,
-                spans,
-            })
-        }
-        zstd::TAG => {
-            let inner = zstd::decompress(reader.rest(), usize::MAX, budget)?;
-            decode_nested(&inner, count, budget, depth + 1)
-        }
-        tag => Err(corrupt(format!("unknown string encoding tag {tag:#04x}"))),
-    }
+    check_depth(depth)?;
+    StrStream::parse(bytes)?.decode(count, budget, depth)
 }
 
-/// Names the cascade of a string stream.
-pub(crate) fn describe(bytes: &[u8]) -> String {
-    describe_naming_sources(bytes, &|source| format!("branch {source}"))
-}
-
-/// Names the cascade of a string stream, and the source of a keyed one with `source_name`.
-pub(crate) fn describe_naming_sources(
-    bytes: &[u8],
-    source_name: &dyn Fn(usize) -> String,
-) -> String {
-    let mut reader = ByteReader::new(bytes);
-    match reader.u8() {
-        Ok(PLAIN) => match reader.prefixed() {
-            Ok(lengths) => format!("plain(lengths: {})", int::describe(lengths)),
-            Err(_) => "plain(corrupt)".into(),
-        },
-        Ok(DICTIONARY) => match (reader.varint(), reader.prefixed()) {
-            (Ok(distinct), Ok(values)) => {
-                format!(
-                    "dictionary({distinct} strings: {}, indices: {})",
-                    describe(values),
-                    int::describe(reader.rest())
-                )
-            }
-            _ => "dictionary(corrupt)".into(),
-        },
-        Ok(KEYED) => match (reader.varint(), reader.varint(), reader.prefixed()) {
-            (Ok(source), Ok(distinct), Ok(table)) => format!(
-                "keyed(by {}, {distinct} strings: {}, {} exceptions)",
-                usize::try_from(source).map_or_else(|_| format!("branch {source}"), source_name),
-                describe(table),
-                reader.varint().map_or("corrupt".into(), |n| n.to_string())
-            ),
-            _ => "keyed(corrupt)".into(),
-        },
-        Ok(zstd::TAG) => format!("zstd({})", zstd::describe_inner(reader.rest(), describe)),
-        Ok(tag) => format!("unknown tag {tag:#04x}"),
-        Err(_) => "empty".into(),
-    }
+/// The encoding of a string stream. A keyed stream names its source by branch index only.
+pub(crate) fn describe(bytes: &[u8], at: Describer) -> Encoding {
+    at.stream(bytes, StrStream::parse, StrStream::describe)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn described(bytes: &[u8]) -> String {
+        describe(bytes, Describer::new(true)).to_string()
+    }
 
     fn column(values: &[&str]) -> StrColumn {
         let mut column = StrColumn::default();
@@ -459,7 +553,7 @@ mod tests {
         assert!(
             back.iter().eq(column.iter()),
             "encoded as {}",
-            describe(&out)
+            described(&out)
         );
         out.len()
     }
@@ -509,8 +603,8 @@ mod tests {
         let stream = keyed(3, source, column).expect("keyed");
         assert_eq!(keyed_source(&stream).unwrap().unwrap(), 3);
         let back = decode_keyed(&stream, source, column.len(), &mut Budget::new(u64::MAX))
-            .unwrap_or_else(|e| panic!("{e}: {}", describe(&stream)));
-        assert!(back.iter().eq(column.iter()), "{}", describe(&stream));
+            .unwrap_or_else(|e| panic!("{e}: {}", described(&stream)));
+        assert!(back.iter().eq(column.iter()), "{}", described(&stream));
         stream
     }
 
@@ -522,16 +616,16 @@ mod tests {
         let mut names_refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let exact = keyed_round_trip(&ids, &column(&names_refs));
         assert!(
-            describe(&exact).contains("0 exceptions"),
+            described(&exact).contains("0 exceptions"),
             "{}",
-            describe(&exact)
+            described(&exact)
         );
         // A player renamed in a few rows (none a key's first), the last one among them.
         names_refs[45] = "Renamed";
         names_refs[200] = "";
         names_refs[399] = "héllo 🦀";
         let with_exceptions = keyed_round_trip(&ids, &column(&names_refs));
-        assert!(describe(&with_exceptions).contains("3 exceptions"));
+        assert!(described(&with_exceptions).contains("3 exceptions"));
         keyed_round_trip(&column(&[]), &column(&[]));
         keyed_round_trip(&column(&["a", "a"]), &column(&["b", "b"]));
         // Unrelated columns are not worth keying.
@@ -539,6 +633,34 @@ mod tests {
         let unrelated = column(&unrelated.iter().map(String::as_str).collect::<Vec<_>>());
         assert!(keyed(0, &ids, &unrelated).is_none());
         assert!(keyed(0, &unrelated, &ids).is_none());
+    }
+
+    #[test]
+    fn descriptions_list_every_nested_stream() {
+        let source = column(&["a", "b", "a", "c", "a", "b", "a", "c"]);
+        let values = column(&["x", "y", "x", "z", "x", "q", "x", "z"]);
+        let stream = keyed_round_trip(&source, &values);
+        let encoding = describe(&stream, Describer::new(false));
+        let Codec::Keyed {
+            source_branch: 3,
+            source_path: None,
+            distinct: 3,
+            exceptions: 1,
+        } = encoding.codec
+        else {
+            panic!("{encoding:?}");
+        };
+        // The table, then the exceptions' positions and strings.
+        assert_eq!(encoding.children.len(), 3);
+        assert!(encoding
+            .to_string()
+            .starts_with("keyed(by branch 3, 3 strings: "));
+        let mut dictionary = Vec::new();
+        encode(&column(&["ab"; 40]), &Settings::fast(), &mut dictionary);
+        assert_eq!(
+            described(&dictionary),
+            "dictionary(1 strings: plain(lengths: varint), indices: fixed(0 bytes))"
+        );
     }
 
     #[test]
@@ -571,7 +693,7 @@ mod tests {
         );
         // Exceptions: hand-built, with positions out of order, repeated or past the end.
         for positions in [[2u64, 1], [1, 1], [1, 8]] {
-            let mut stream = vec![KEYED, 3, 3];
+            let mut stream = vec![StrTag::Keyed as u8, 3, 3];
             let mut table = Vec::new();
             encode(&column(&["x", "y", "z"]), &Settings::fast(), &mut table);
             write_prefixed(&mut stream, &table);
@@ -598,16 +720,16 @@ mod tests {
     #[test]
     fn hostile_streams_are_errors() {
         let mut budget = Budget::new(u64::MAX);
-        let mut split = vec![PLAIN];
+        let mut split = vec![StrTag::Plain as u8];
         write_prefixed(&mut split, &[0x00, 1, 1, 1]);
         split.extend_from_slice("é".as_bytes());
         assert!(decode(&split, 2, &mut budget).is_err(), "a split character");
-        let mut bad = vec![PLAIN];
+        let mut bad = vec![StrTag::Plain as u8];
         write_prefixed(&mut bad, &[0x00, 1, 1]);
         bad.push(0xff);
         assert!(decode(&bad, 1, &mut budget).is_err(), "not UTF-8");
-        let mut dictionary = vec![DICTIONARY, 1];
-        let mut values = vec![PLAIN];
+        let mut dictionary = vec![StrTag::Dictionary as u8, 1];
+        let mut values = vec![StrTag::Plain as u8];
         write_prefixed(&mut values, &[0x00, 1, 1]);
         values.push(b'a');
         write_prefixed(&mut dictionary, &values);
@@ -617,7 +739,12 @@ mod tests {
             "an index past the end"
         );
         assert!(
-            decode(&[DICTIONARY, 5], 2, &mut budget).is_err(),
+            decode(
+                &[StrTag::Dictionary as u8, 5, 2, 0x00, 0, 0x00, 0],
+                2,
+                &mut budget
+            )
+            .is_err(),
             "more strings than values"
         );
         assert!(decode(&[0x7f], 1, &mut budget).is_err(), "unknown tag");

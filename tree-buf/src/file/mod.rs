@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! file   := header schema chunk
-//! header := "TBUF" version:u8 flags:u8          version 1 or 2; no flags are defined (must be 0)
+//! header := "TBUF" version:u8 flags:u8          version 1 to VERSION; no flags are defined
+//!                                               (must be 0)
 //! schema := size:varint node crc:u32le          node as in `schema::tree`; crc is CRC-32
 //!                                               (IEEE) of every byte from the header's first on
 //! chunk  := rows:varint branch_size:varint{B} table_crc:u32le branch{B} data_crc:u32le
@@ -11,8 +12,9 @@
 //!           sizes, data_crc every branch byte
 //! ```
 //!
-//! Every branch is skippable by its size without being parsed. A chunk carries everything needed
-//! to decode it given the schema, so a later version can append more chunks that share it.
+//! A reader reads every version from 1 to [`VERSION`], the one it writes. Every branch is
+//! skippable by its size without being parsed. A chunk carries everything needed to decode it
+//! given the schema, so a later version can append more chunks that share it.
 
 mod read;
 mod write;

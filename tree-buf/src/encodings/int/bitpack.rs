@@ -11,7 +11,7 @@
 
 use bitpacking::{BitPacker, BitPacker1x, BitPacker4x};
 
-use super::{bit_width, varint, Word, BITPACK};
+use super::{bit_width, varint, IntTag, Word};
 use crate::encodings::bytes::ByteReader;
 use crate::error::{corrupt, DecodeError};
 
@@ -51,7 +51,7 @@ pub(super) fn size<W: Word>(values: &[W], min: W) -> usize {
 }
 
 pub(super) fn encode<W: Word>(values: &[W], min: W, out: &mut Vec<u8>) {
-    out.push(BITPACK);
+    out.push(IntTag::BitPack as u8);
     varint::write(out, min);
     let offsets = offsets(values, min);
     let large_end = offsets.len() / LARGE * LARGE;
@@ -87,47 +87,69 @@ fn block<'a>(
     Ok((bits, reader.take(usize::from(bits) * bytes_per_bit)?))
 }
 
-pub(super) fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
-    let mut reader = ByteReader::new(body);
-    let min: W = varint::read(&mut reader)?;
-    let large_blocks = count / LARGE;
-    let small_blocks = (count % LARGE).div_ceil(SMALL);
-    if large_blocks + small_blocks > reader.remaining() {
-        return Err(corrupt(format!(
-            "{} bytes cannot hold {count} bit-packed values",
-            reader.remaining()
-        )));
+/// A bit-packed stream's header: the frame of reference, and the blocks.
+pub(crate) struct BitPacked<'a, W> {
+    min: W,
+    blocks: &'a [u8],
+}
+
+impl<'a, W: Word> BitPacked<'a, W> {
+    /// Reads the header from `body`, the bytes after the tag.
+    pub(super) fn parse(body: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut reader = ByteReader::new(body);
+        let min = varint::read(&mut reader)?;
+        Ok(BitPacked {
+            min,
+            blocks: reader.rest(),
+        })
     }
-    let mut values = Vec::with_capacity(count);
-    let mut buffer = [0u32; LARGE];
-    let packer = BitPacker4x::new();
-    for _ in 0..large_blocks {
-        let (bits, packed) = block(&mut reader, 16)?;
-        packer.decompress(packed, &mut buffer, bits);
-        values.extend(
-            buffer
-                .iter()
-                .map(|&v| W::from_u64(u64::from(v)).wrapping_add(min)),
-        );
+
+    pub(super) fn decode(self, count: usize) -> Result<Vec<W>, DecodeError> {
+        let BitPacked { min, blocks } = self;
+        let mut reader = ByteReader::new(blocks);
+        let large_blocks = count / LARGE;
+        let small_blocks = (count % LARGE).div_ceil(SMALL);
+        if large_blocks + small_blocks > reader.remaining() {
+            return Err(corrupt(format!(
+                "{} bytes cannot hold {count} bit-packed values",
+                reader.remaining()
+            )));
+        }
+        let mut values = Vec::with_capacity(count);
+        let mut buffer = [0u32; LARGE];
+        let packer = BitPacker4x::new();
+        for _ in 0..large_blocks {
+            let (bits, packed) = block(&mut reader, 16)?;
+            packer.decompress(packed, &mut buffer, bits);
+            values.extend(
+                buffer
+                    .iter()
+                    .map(|&v| W::from_u64(u64::from(v)).wrapping_add(min)),
+            );
+        }
+        let packer = BitPacker1x::new();
+        for _ in 0..small_blocks {
+            let (bits, packed) = block(&mut reader, 4)?;
+            packer.decompress(packed, &mut buffer[..SMALL], bits);
+            let take = (count - values.len()).min(SMALL);
+            values.extend(
+                buffer[..take]
+                    .iter()
+                    .map(|&v| W::from_u64(u64::from(v)).wrapping_add(min)),
+            );
+        }
+        reader.finish("bit-packed blocks")?;
+        Ok(values)
     }
-    let packer = BitPacker1x::new();
-    for _ in 0..small_blocks {
-        let (bits, packed) = block(&mut reader, 4)?;
-        packer.decompress(packed, &mut buffer[..SMALL], bits);
-        let take = (count - values.len()).min(SMALL);
-        values.extend(
-            buffer[..take]
-                .iter()
-                .map(|&v| W::from_u64(u64::from(v)).wrapping_add(min)),
-        );
-    }
-    reader.finish("bit-packed blocks")?;
-    Ok(values)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
+        BitPacked::<W>::parse(body)?.decode(count)
+    }
 
     /// The plain reference: every value minus `min` in `bits` bits, one by one.
     fn reference_bits<W: Word>(values: &[W], min: W) -> Vec<u32> {

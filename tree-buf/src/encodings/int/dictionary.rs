@@ -4,17 +4,24 @@
 //!
 //! ```text
 //! dictionary := 0x07 distinct:varint values:prefixed indices:int_stream
-//!   values: `distinct` words; indices: count 32-bit indices, each below `distinct`
+//!   distinct: at most count, at least one if count > 0
+//!   values:   an int_stream of `distinct` words
+//!   indices:  an int_stream of count 32-bit indices, each below `distinct`
 //! group_dictionary := 0x0c group:varint distinct:varint values:prefixed indices:int_stream
-//!   count is a multiple of `group`; values: distinct * group words; indices: count / group
+//!   the words form count / group groups (group >= 1, count a multiple of it); `distinct` at
+//!   most the groups, at least one if there are any
+//!   values:   an int_stream of distinct * group words
+//!   indices:  an int_stream of count / group 32-bit indices; group j is the indices[j]-th
+//!             group of `values`
 //! ```
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::select::{encode_nested, encode_nested_prefixed, Chain};
-use super::{decode_nested, describe as describe_stream, Word, DICTIONARY, GROUP_DICTIONARY};
+use super::{decode_nested, describe, IntTag, Word};
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::{write_varint, ByteReader};
+use crate::encodings::describe::{Codec, Describer, Encoding};
 use crate::encodings::Settings;
 use crate::error::{corrupt, DecodeError};
 
@@ -43,7 +50,7 @@ pub(super) fn encode<W: Word>(values: &[W], settings: &Settings, chain: Chain, o
         .iter()
         .map(|v| index.get(v).copied().unwrap_or_default())
         .collect();
-    out.push(DICTIONARY);
+    out.push(IntTag::Dictionary as u8);
     write_varint(out, distinct.len() as u64);
     write_parts(&distinct, &indices, settings, chain, out);
 }
@@ -77,100 +84,101 @@ pub(super) fn encode_groups<W: Word>(
         .map(|g| index.get(g).copied().unwrap_or_default())
         .collect();
     let flat: Vec<W> = distinct.concat();
-    out.push(GROUP_DICTIONARY);
+    out.push(IntTag::GroupDictionary as u8);
     write_varint(out, group as u64);
     write_varint(out, distinct.len() as u64);
     write_parts(&flat, &indices, settings, chain, out);
 }
 
-/// Reads `distinct` dictionary entries of `group` words and `lookups` indices into them.
-fn read_parts<W: Word>(
-    reader: &mut ByteReader<'_>,
+/// A dictionary stream's header, plain or grouped.
+pub(crate) struct Dictionary<'a> {
+    /// Words per entry; `None` for a plain dictionary (one word per entry).
+    group: Option<usize>,
     distinct: usize,
-    group: usize,
-    lookups: usize,
-    budget: &mut Budget,
-    depth: usize,
-) -> Result<(Vec<W>, Vec<u32>), DecodeError> {
-    if distinct > lookups || (distinct == 0 && lookups > 0) {
-        return Err(corrupt(format!(
-            "{distinct} dictionary entries for {lookups} values"
-        )));
-    }
-    let words = distinct
-        .checked_mul(group)
-        .ok_or_else(|| corrupt("dictionary too large"))?;
-    budget.charge(words, W::BYTES)?;
-    let values = decode_nested::<W>(reader.prefixed()?, words, budget, depth + 1)?;
-    budget.charge(lookups, 4)?;
-    let indices = decode_nested::<u32>(reader.rest(), lookups, budget, depth + 1)?;
-    if let Some(bad) = indices.iter().find(|&&i| i as usize >= distinct) {
-        return Err(corrupt(format!(
-            "dictionary index {bad} past the {distinct} entries"
-        )));
-    }
-    Ok((values, indices))
+    values: &'a [u8],
+    indices: &'a [u8],
 }
 
-pub(super) fn decode<W: Word>(
-    body: &[u8],
-    count: usize,
-    budget: &mut Budget,
-    depth: usize,
-) -> Result<Vec<W>, DecodeError> {
-    let mut reader = ByteReader::new(body);
-    let distinct = reader.count(0)?;
-    let (values, indices) = read_parts::<W>(&mut reader, distinct, 1, count, budget, depth)?;
-    Ok(indices.into_iter().map(|i| values[i as usize]).collect())
-}
-
-pub(super) fn decode_groups<W: Word>(
-    body: &[u8],
-    count: usize,
-    budget: &mut Budget,
-    depth: usize,
-) -> Result<Vec<W>, DecodeError> {
-    let mut reader = ByteReader::new(body);
-    let group = reader.count(0)?;
-    if group == 0 || count % group != 0 {
-        return Err(corrupt(format!(
-            "groups of {group} cannot make {count} values"
-        )));
+impl<'a> Dictionary<'a> {
+    /// Reads a plain dictionary's header from `body`, the bytes after the tag.
+    pub(super) fn parse(body: &'a [u8]) -> Result<Self, DecodeError> {
+        Dictionary::parse_rest(None, &mut ByteReader::new(body))
     }
-    let distinct = reader.count(0)?;
-    let (values, indices) =
-        read_parts::<W>(&mut reader, distinct, group, count / group, budget, depth)?;
-    let mut out = Vec::with_capacity(count);
-    for index in indices {
-        let start = index as usize * group;
-        out.extend_from_slice(&values[start..start + group]);
+
+    /// Reads a group dictionary's header from `body`, the bytes after the tag.
+    pub(super) fn parse_groups(body: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut reader = ByteReader::new(body);
+        let group = reader.count(0)?;
+        Dictionary::parse_rest(Some(group), &mut reader)
     }
-    Ok(out)
-}
 
-pub(super) fn describe(body: &[u8]) -> String {
-    let mut reader = ByteReader::new(body);
-    let (Ok(_), Ok(values)) = (reader.varint(), reader.prefixed()) else {
-        return "dictionary(corrupt)".into();
-    };
-    format!(
-        "dictionary(values: {}, indices: {})",
-        describe_stream(values),
-        describe_stream(reader.rest())
-    )
-}
+    fn parse_rest(group: Option<usize>, reader: &mut ByteReader<'a>) -> Result<Self, DecodeError> {
+        Ok(Dictionary {
+            group,
+            distinct: reader.count(0)?,
+            values: reader.prefixed()?,
+            indices: reader.rest(),
+        })
+    }
 
-pub(super) fn describe_groups(body: &[u8]) -> String {
-    let mut reader = ByteReader::new(body);
-    let (Ok(group), Ok(_), Ok(values)) = (reader.varint(), reader.varint(), reader.prefixed())
-    else {
-        return "group dictionary(corrupt)".into();
-    };
-    format!(
-        "dictionary of {group}-word groups(values: {}, indices: {})",
-        describe_stream(values),
-        describe_stream(reader.rest())
-    )
+    pub(super) fn decode<W: Word>(
+        self,
+        count: usize,
+        budget: &mut Budget,
+        depth: usize,
+    ) -> Result<Vec<W>, DecodeError> {
+        let group = self.group.unwrap_or(1);
+        if group == 0 || count % group != 0 {
+            return Err(corrupt(format!(
+                "groups of {group} cannot make {count} values"
+            )));
+        }
+        let (distinct, lookups) = (self.distinct, count / group);
+        if distinct > lookups || (distinct == 0 && lookups > 0) {
+            return Err(corrupt(format!(
+                "{distinct} dictionary entries for {lookups} values"
+            )));
+        }
+        let words = distinct
+            .checked_mul(group)
+            .ok_or_else(|| corrupt("dictionary too large"))?;
+        budget.charge(words, W::BYTES)?;
+        let values = decode_nested::<W>(self.values, words, budget, depth + 1)?;
+        budget.charge(lookups, 4)?;
+        let indices = decode_nested::<u32>(self.indices, lookups, budget, depth + 1)?;
+        if let Some(bad) = indices.iter().find(|&&i| i as usize >= distinct) {
+            return Err(corrupt(format!(
+                "dictionary index {bad} past the {distinct} entries"
+            )));
+        }
+        if group == 1 {
+            return Ok(indices.into_iter().map(|i| values[i as usize]).collect());
+        }
+        let mut out = Vec::with_capacity(count);
+        for index in indices {
+            let start = index as usize * group;
+            out.extend_from_slice(&values[start..start + group]);
+        }
+        Ok(out)
+    }
+
+    pub(super) fn describe<W: Word>(self, at: Describer) -> (Codec, Vec<Encoding>) {
+        let distinct = self.distinct as u64;
+        let codec = match self.group {
+            None => Codec::Dictionary { distinct },
+            Some(group) => Codec::GroupDictionary {
+                group: group as u64,
+                distinct,
+            },
+        };
+        (
+            codec,
+            vec![
+                describe::<W>(self.values, at.nested()),
+                describe::<u32>(self.indices, at.nested()),
+            ],
+        )
+    }
 }
 
 #[cfg(test)]
@@ -178,25 +186,27 @@ mod tests {
     use super::*;
     use crate::encodings::bytes::write_prefixed;
 
+    fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
+        Dictionary::parse(body)?.decode(count, &mut Budget::new(u64::MAX), 0)
+    }
+
+    fn decode_groups<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
+        Dictionary::parse_groups(body)?.decode(count, &mut Budget::new(u64::MAX), 0)
+    }
+
     #[test]
     fn round_trips_plain_and_grouped() {
         let values: Vec<u64> = (0..1000).map(|i| [7, 1 << 50, 3][i % 3]).collect();
         let mut out = Vec::new();
         encode(&values, &Settings::default(), Chain::default(), &mut out);
-        assert_eq!(
-            decode::<u64>(&out[1..], values.len(), &mut Budget::new(u64::MAX), 0).unwrap(),
-            values
-        );
+        assert_eq!(decode::<u64>(&out[1..], values.len()).unwrap(), values);
 
         let ids: Vec<u8> = (0..200).flat_map(|i| [(i % 4) as u8; 20]).collect();
         assert_eq!(count_groups(&ids, 20), Some(4));
         let mut out = Vec::new();
         encode_groups(&ids, 20, &Settings::default(), Chain::default(), &mut out);
         assert!(out.len() < 200, "{} bytes", out.len());
-        assert_eq!(
-            decode_groups::<u8>(&out[1..], ids.len(), &mut Budget::new(u64::MAX), 0).unwrap(),
-            ids
-        );
+        assert_eq!(decode_groups::<u8>(&out[1..], ids.len()).unwrap(), ids);
     }
 
     #[test]
@@ -205,17 +215,20 @@ mod tests {
         let mut body = vec![1];
         write_prefixed(&mut body, &[0x00, 1, 5]);
         body.extend([0x00, 1, 0, 1]);
-        assert!(decode::<u64>(&body, 2, &mut Budget::new(u64::MAX), 0).is_err());
+        assert!(decode::<u64>(&body, 2).is_err());
+        // Entries and indices: empty fixed-width streams.
+        let parts = [2, 0x00, 0, 0x00, 0];
+        let with = |head: &[u8]| [head, &parts].concat();
         assert!(
-            decode::<u64>(&[3], 2, &mut Budget::new(u64::MAX), 0).is_err(),
+            decode::<u64>(&with(&[3]), 2).is_err(),
             "more entries than values"
         );
         assert!(
-            decode_groups::<u8>(&[0, 1], 4, &mut Budget::new(u64::MAX), 0).is_err(),
+            decode_groups::<u8>(&with(&[0, 1]), 4).is_err(),
             "group of zero"
         );
         assert!(
-            decode_groups::<u8>(&[3, 1], 4, &mut Budget::new(u64::MAX), 0).is_err(),
+            decode_groups::<u8>(&with(&[3, 1]), 4).is_err(),
             "count not a multiple"
         );
     }

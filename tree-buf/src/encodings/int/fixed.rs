@@ -1,10 +1,12 @@
 //! Fixed width: every word in the fewest whole bytes that hold the largest.
 //!
 //! ```text
-//! fixed := 0x00 width:u8 word{count}   little-endian, `width` bytes each (0 = all zero)
+//! fixed := 0x00 width:u8 word{count}   little-endian, `width` bytes each, at most the word's
+//!                                      size; width 0 means every word is 0 and no bytes follow
 //! ```
 
-use super::{bit_width, Word, FIXED};
+use super::{bit_width, IntTag, Word};
+use crate::encodings::describe::Codec;
 use crate::error::{corrupt, DecodeError};
 
 pub(super) fn width_for<W: Word>(max: W) -> usize {
@@ -18,7 +20,7 @@ pub(super) fn size<W: Word>(count: usize, max: W) -> usize {
 
 pub(super) fn encode<W: Word>(values: &[W], max: W, out: &mut Vec<u8>) {
     let width = width_for(max);
-    out.push(FIXED);
+    out.push(IntTag::Fixed as u8);
     out.push(width as u8);
     out.reserve(values.len() * width);
     if width == W::BYTES {
@@ -32,36 +34,54 @@ pub(super) fn encode<W: Word>(values: &[W], max: W, out: &mut Vec<u8>) {
     }
 }
 
-pub(super) fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
-    let (&width, data) = body
-        .split_first()
-        .ok_or_else(|| corrupt("fixed-width stream without a width"))?;
-    let width = usize::from(width);
-    if width > W::BYTES {
-        return Err(corrupt(format!(
-            "fixed width of {width} bytes for {}-bit integers",
-            W::BITS
-        )));
+/// A fixed-width stream's header: the width, and the words.
+pub(crate) struct Fixed<'a> {
+    width: u8,
+    words: &'a [u8],
+}
+
+impl<'a> Fixed<'a> {
+    /// Reads the header from `body`, the bytes after the tag, for words `W`.
+    pub(super) fn parse<W: Word>(body: &'a [u8]) -> Result<Self, DecodeError> {
+        let (&width, words) = body
+            .split_first()
+            .ok_or_else(|| corrupt("fixed-width stream without a width"))?;
+        if usize::from(width) > W::BYTES {
+            return Err(corrupt(format!(
+                "fixed width of {width} bytes for {}-bit integers",
+                W::BITS
+            )));
+        }
+        Ok(Fixed { width, words })
     }
-    if count.checked_mul(width) != Some(data.len()) {
-        return Err(corrupt(format!(
-            "{} bytes cannot hold {count} values of {width} bytes",
-            data.len()
-        )));
+
+    pub(super) fn codec(&self) -> Codec {
+        Codec::Fixed { width: self.width }
     }
-    // A width known at compile time turns each read into a few moves instead of a memcpy call.
-    Ok(match width {
-        0 => vec![W::ZERO; count],
-        1 => read::<W, 1>(data),
-        2 => read::<W, 2>(data),
-        3 => read::<W, 3>(data),
-        4 => read::<W, 4>(data),
-        5 => read::<W, 5>(data),
-        6 => read::<W, 6>(data),
-        7 => read::<W, 7>(data),
-        8 => read::<W, 8>(data),
-        _ => data.chunks_exact(width).map(W::read_le).collect(),
-    })
+
+    pub(super) fn decode<W: Word>(self, count: usize) -> Result<Vec<W>, DecodeError> {
+        let (width, data) = (usize::from(self.width), self.words);
+        if count.checked_mul(width) != Some(data.len()) {
+            return Err(corrupt(format!(
+                "{} bytes cannot hold {count} values of {width} bytes",
+                data.len()
+            )));
+        }
+        // A width known at compile time turns each read into a few moves instead of a memcpy
+        // call.
+        Ok(match width {
+            0 => vec![W::ZERO; count],
+            1 => read::<W, 1>(data),
+            2 => read::<W, 2>(data),
+            3 => read::<W, 3>(data),
+            4 => read::<W, 4>(data),
+            5 => read::<W, 5>(data),
+            6 => read::<W, 6>(data),
+            7 => read::<W, 7>(data),
+            8 => read::<W, 8>(data),
+            _ => data.chunks_exact(width).map(W::read_le).collect(),
+        })
+    }
 }
 
 /// The words of `WIDTH` bytes each in `data`.
@@ -78,6 +98,10 @@ fn read<W: Word, const WIDTH: usize>(data: &[u8]) -> Vec<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
+        Fixed::parse::<W>(body)?.decode(count)
+    }
 
     #[test]
     fn round_trips_at_every_width() {

@@ -6,15 +6,16 @@
 //! ```text
 //! huffman := 0x0d symbols:varint lengths:prefixed values:prefixed escapes:varint escaped:prefixed
 //!            codes
-//!   symbols: the number of coded values, 1..=32767
-//!   lengths: int_stream of the code length (1..=15 bits) of each coded value, then, if
+//!   symbols: the number of coded values, 1..=min(32767, count)
+//!   lengths: an 8-bit int_stream of the code length (1..=15 bits) of each coded value, then, if
 //!            escapes > 0, of the escape code
-//!   values:  int_stream of `symbols` words, the coded values in ascending order
-//!   escaped: int_stream of `escapes` words, the values that have no code, in order
-//!   codes:   count canonical Huffman codes, one per value: codes are numbered in order of
-//!            (length, symbol), symbols in the order of `lengths`; each code is written from its
-//!            first bit, bits filling each byte from the least significant; the last byte is
-//!            padded with zeros
+//!   values:  an int_stream of `symbols` words, the coded values in ascending order
+//!   escapes: at most count
+//!   escaped: an int_stream of `escapes` words, the values that have no code, in order
+//!   codes:   the rest: count canonical Huffman codes, one per value: codes are numbered in
+//!            order of (length, symbol), symbols in the order of `lengths`; each code is written
+//!            from its first bit, bits filling each byte from the least significant; the last
+//!            byte is padded with zeros
 //! ```
 //!
 //! The code lengths must satisfy Kraft's inequality; a code that is not complete leaves bit
@@ -23,9 +24,10 @@
 use rustc_hash::FxHashMap;
 
 use super::select::{encode_nested_prefixed, Chain};
-use super::{bit_width, decode_nested, describe as describe_stream, Word, HUFFMAN};
+use super::{bit_width, decode_nested, describe, IntTag, Word};
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::{write_varint, ByteReader};
+use crate::encodings::describe::{Codec, Describer, Encoding};
 use crate::encodings::Settings;
 use crate::error::{corrupt, truncated, DecodeError};
 
@@ -148,7 +150,7 @@ impl<W: Word> Plan<W> {
             let (code, length) = codes[symbol as usize];
             bits.write(code, length);
         }
-        out.push(HUFFMAN);
+        out.push(IntTag::Huffman as u8);
         write_varint(out, self.values.len() as u64);
         let lengths: Vec<u8> = self.lengths.iter().map(|&l| l as u8).collect();
         encode_nested_prefixed(&lengths, settings, chain, out);
@@ -365,122 +367,136 @@ fn bits_at(bytes: &[u8], at: usize) -> u64 {
     }
 }
 
-pub(super) fn decode<W: Word>(
-    body: &[u8],
-    count: usize,
-    budget: &mut Budget,
-    depth: usize,
-) -> Result<Vec<W>, DecodeError> {
-    let mut reader = ByteReader::new(body);
-    let symbols = reader.count(0)?;
-    if symbols == 0 || symbols > MAX_SYMBOLS.min(count) {
-        return Err(corrupt(format!(
-            "{symbols} Huffman codes for {count} values"
-        )));
-    }
-    let lengths_stream = reader.prefixed()?;
-    let values_stream = reader.prefixed()?;
-    let escapes = reader.count(0)?;
-    if escapes > count {
-        return Err(corrupt(format!("{escapes} escapes among {count} values")));
-    }
-    let codes = symbols + usize::from(escapes > 0);
-    budget.charge(codes, 1)?;
-    let lengths: Vec<u32> = decode_nested::<u8>(lengths_stream, codes, budget, depth + 1)?
-        .into_iter()
-        .map(u32::from)
-        .collect();
-    let kraft: u64 = lengths
-        .iter()
-        .map(|&length| match length {
-            1..=MAX_CODE_LEN => 1u64 << (MAX_CODE_LEN - length),
-            _ => u64::MAX >> 1,
-        })
-        .fold(0, u64::saturating_add);
-    if kraft > 1 << MAX_CODE_LEN {
-        return Err(corrupt(
-            "Huffman code lengths are not 1 to 15 bits or do not form a prefix code",
-        ));
-    }
-    budget.charge(symbols, W::BYTES)?;
-    let values = decode_nested::<W>(values_stream, symbols, budget, depth + 1)?;
-    budget.charge(escapes, W::BYTES)?;
-    let escaped = decode_nested::<W>(reader.prefixed()?, escapes, budget, depth + 1)?;
-    let codes = reader.rest();
-    // Every code takes at least a bit.
-    if count > codes.len().saturating_mul(8) {
-        return Err(truncated(format!(
-            "{} bytes of Huffman codes cannot hold {count} values",
-            codes.len()
-        )));
-    }
-    // The table is charged like decoded values, so that many small streams with long codes
-    // cannot make decoding allocate far more than the file's size.
-    let longest = lengths.iter().copied().max().unwrap_or(1);
-    budget.charge(1 << longest, 4)?;
-    let table = decoding_table(&lengths, longest);
-    let mask = (1u64 << longest) - 1;
-
-    let mut out = Vec::with_capacity(count);
-    let mut escaped = escaped.into_iter();
-    let mut position = 0usize;
-    for _ in 0..count {
-        let window = bits_at(codes, position >> 3) >> (position & 7);
-        let entry = table[(window & mask) as usize];
-        let length = entry & 0xff;
-        if length == 0 {
-            return Err(corrupt("a Huffman code that the lengths do not assign"));
-        }
-        position += length as usize;
-        let symbol = (entry >> 8) as usize;
-        match values.get(symbol) {
-            Some(&value) => out.push(value),
-            None => out.push(
-                escaped
-                    .next()
-                    .ok_or_else(|| corrupt("more escape codes than escaped values"))?,
-            ),
-        }
-    }
-    if position.div_ceil(8) != codes.len() {
-        return Err(if position.div_ceil(8) > codes.len() {
-            truncated("the Huffman codes run past their bytes")
-        } else {
-            corrupt("bytes left over after the Huffman codes")
-        });
-    }
-    // The padding of the last byte is zeros, so that one set of values has one encoding.
-    let padding = codes.last().map_or(0, |&last| last >> (position % 8));
-    if position % 8 != 0 && padding != 0 {
-        return Err(corrupt("the padding after the Huffman codes is not zero"));
-    }
-    if escaped.next().is_some() {
-        return Err(corrupt("escaped values left over after the Huffman codes"));
-    }
-    Ok(out)
+/// A Huffman stream's header: the tables, still encoded, and the codes.
+pub(crate) struct Header<'a> {
+    symbols: usize,
+    lengths: &'a [u8],
+    values: &'a [u8],
+    escapes: usize,
+    escaped: &'a [u8],
+    codes: &'a [u8],
 }
 
-pub(super) fn describe(body: &[u8]) -> String {
-    let mut reader = ByteReader::new(body);
-    let (Ok(symbols), Ok(_), Ok(values), Ok(escapes), Ok(escaped)) = (
-        reader.varint(),
-        reader.prefixed(),
-        reader.prefixed(),
-        reader.varint(),
-        reader.prefixed(),
-    ) else {
-        return "huffman(corrupt)".into();
-    };
-    if escapes == 0 {
-        format!(
-            "huffman({symbols} codes, values: {})",
-            describe_stream(values)
-        )
-    } else {
-        format!(
-            "huffman({symbols} codes, values: {}, {escapes} escaped: {})",
-            describe_stream(values),
-            describe_stream(escaped)
+impl<'a> Header<'a> {
+    /// Reads the header from `body`, the bytes after the tag.
+    pub(super) fn parse(body: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut reader = ByteReader::new(body);
+        Ok(Header {
+            symbols: reader.count(0)?,
+            lengths: reader.prefixed()?,
+            values: reader.prefixed()?,
+            escapes: reader.count(0)?,
+            escaped: reader.prefixed()?,
+            codes: reader.rest(),
+        })
+    }
+
+    pub(super) fn decode<W: Word>(
+        self,
+        count: usize,
+        budget: &mut Budget,
+        depth: usize,
+    ) -> Result<Vec<W>, DecodeError> {
+        let Header {
+            symbols,
+            escapes,
+            codes,
+            ..
+        } = self;
+        if symbols == 0 || symbols > MAX_SYMBOLS.min(count) {
+            return Err(corrupt(format!(
+                "{symbols} Huffman codes for {count} values"
+            )));
+        }
+        if escapes > count {
+            return Err(corrupt(format!("{escapes} escapes among {count} values")));
+        }
+        let code_count = symbols + usize::from(escapes > 0);
+        budget.charge(code_count, 1)?;
+        let lengths: Vec<u32> = decode_nested::<u8>(self.lengths, code_count, budget, depth + 1)?
+            .into_iter()
+            .map(u32::from)
+            .collect();
+        let kraft: u64 = lengths
+            .iter()
+            .map(|&length| match length {
+                1..=MAX_CODE_LEN => 1u64 << (MAX_CODE_LEN - length),
+                _ => u64::MAX >> 1,
+            })
+            .fold(0, u64::saturating_add);
+        if kraft > 1 << MAX_CODE_LEN {
+            return Err(corrupt(
+                "Huffman code lengths are not 1 to 15 bits or do not form a prefix code",
+            ));
+        }
+        budget.charge(symbols, W::BYTES)?;
+        let values = decode_nested::<W>(self.values, symbols, budget, depth + 1)?;
+        budget.charge(escapes, W::BYTES)?;
+        let escaped = decode_nested::<W>(self.escaped, escapes, budget, depth + 1)?;
+        // Every code takes at least a bit.
+        if count > codes.len().saturating_mul(8) {
+            return Err(truncated(format!(
+                "{} bytes of Huffman codes cannot hold {count} values",
+                codes.len()
+            )));
+        }
+        // The table is charged like decoded values, so that many small streams with long codes
+        // cannot make decoding allocate far more than the file's size.
+        let longest = lengths.iter().copied().max().unwrap_or(1);
+        budget.charge(1 << longest, 4)?;
+        let table = decoding_table(&lengths, longest);
+        let mask = (1u64 << longest) - 1;
+
+        let mut out = Vec::with_capacity(count);
+        let mut escaped = escaped.into_iter();
+        let mut position = 0usize;
+        for _ in 0..count {
+            let window = bits_at(codes, position >> 3) >> (position & 7);
+            let entry = table[(window & mask) as usize];
+            let length = entry & 0xff;
+            if length == 0 {
+                return Err(corrupt("a Huffman code that the lengths do not assign"));
+            }
+            position += length as usize;
+            let symbol = (entry >> 8) as usize;
+            match values.get(symbol) {
+                Some(&value) => out.push(value),
+                None => out.push(
+                    escaped
+                        .next()
+                        .ok_or_else(|| corrupt("more escape codes than escaped values"))?,
+                ),
+            }
+        }
+        if position.div_ceil(8) != codes.len() {
+            return Err(if position.div_ceil(8) > codes.len() {
+                truncated("the Huffman codes run past their bytes")
+            } else {
+                corrupt("bytes left over after the Huffman codes")
+            });
+        }
+        // The padding of the last byte is zeros, so that one set of values has one encoding.
+        let padding = codes.last().map_or(0, |&last| last >> (position % 8));
+        if position % 8 != 0 && padding != 0 {
+            return Err(corrupt("the padding after the Huffman codes is not zero"));
+        }
+        if escaped.next().is_some() {
+            return Err(corrupt("escaped values left over after the Huffman codes"));
+        }
+        Ok(out)
+    }
+
+    pub(super) fn describe<W: Word>(self, at: Describer) -> (Codec, Vec<Encoding>) {
+        (
+            Codec::Huffman {
+                symbols: self.symbols as u64,
+                escapes: self.escapes as u64,
+            },
+            vec![
+                describe::<u8>(self.lengths, at.nested()),
+                describe::<W>(self.values, at.nested()),
+                describe::<W>(self.escaped, at.nested()),
+            ],
         )
     }
 }
@@ -499,8 +515,8 @@ mod tests {
     }
 
     fn decoded<W: Word>(stream: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
-        assert_eq!(stream.first(), Some(&HUFFMAN));
-        decode(&stream[1..], count, &mut Budget::new(u64::MAX), 0)
+        assert_eq!(stream.first(), Some(&(IntTag::Huffman as u8)));
+        Header::parse(&stream[1..])?.decode(count, &mut Budget::new(u64::MAX), 0)
     }
 
     /// Skewed values with a long tail of values seen once (escaped) and more distinct repeated
@@ -580,7 +596,7 @@ mod tests {
         }
         let out = encoded(&values).unwrap();
         assert_eq!(decoded::<u64>(&out, values.len()).unwrap(), values);
-        let description = describe(&out[1..]);
+        let description = describe::<u64>(&out, Describer::new(false)).to_string();
         assert_eq!(description.matches("huffman").count(), 1, "{description}");
     }
 
@@ -719,7 +735,13 @@ mod tests {
         assert!(fails(&good, values.len() - 8));
         // Hand-made streams: symbols, lengths (fixed width 1 byte), values, escapes, codes.
         let stream = |symbols: u8, lengths: &[u8], escapes: u8, codes: &[u8]| {
-            let mut out = vec![HUFFMAN, symbols, 2 + lengths.len() as u8, 0x00, 1];
+            let mut out = vec![
+                IntTag::Huffman as u8,
+                symbols,
+                2 + lengths.len() as u8,
+                0x00,
+                1,
+            ];
             out.extend_from_slice(lengths);
             out.extend([2 + symbols, 0x00, 1]);
             out.extend(0..symbols);

@@ -6,45 +6,20 @@
 //! a cascade such as `delta → zigzag → bitpack`.
 //!
 //! ```text
-//! int_stream := 0x00 width:u8 word{count}        Fixed: each word little-endian in `width` bytes
-//!                                                (0..=word size; 0 means every value is 0)
-//!             | 0x01 varint{count}               Varint: each word as unsigned LEB128
-//!             | 0x02 int_stream                  Zigzag: the inner stream holds
-//!                                                (v << 1) ^ (v >> (bits - 1)), arithmetic shift
-//!             | 0x03 int_stream                  Delta: the inner stream holds v[0] and then
-//!                                                v[i] - v[i-1], wrapping at the word width
-//!             | 0x04 min:varint block*           BitPack: frame of reference; the words minus
-//!                                                `min` (wrapping) fit 32 bits and are packed in
-//!                                                blocks: floor(count / 128) blocks of 128, then
-//!                                                ceil((count mod 128) / 32) blocks of 32 (the last
-//!                                                padded with zeros).
-//!                                                block := bits:u8 (0..=32) packed
-//!                                                (bits * 16 bytes for 128, bits * 4 for 32, in the
-//!                                                layout of the `bitpacking` crate's BitPacker4x
-//!                                                and BitPacker1x)
-//!             | 0x05 word32le*                   Simple16: every value below 2^28, packed into
-//!                                                32-bit words, see `simple16`
-//!             | 0x06 runs:varint lengths:prefixed values:int_stream
-//!                                                Rle: `lengths` an int_stream of `runs` 64-bit
-//!                                                words, each one less than its run's length (the
-//!                                                lengths add up to count); `values` holds `runs`
-//!                                                words, one per run
-//!             | 0x07 distinct:varint values:prefixed indices:int_stream
-//!                                                Dictionary: `values` holds `distinct` words,
-//!                                                `indices` count 32-bit indices into them
-//!             | 0x08 size:varint zstd_frame      Zstd: the frame decompresses to exactly `size`
-//!                                                bytes, an int_stream of the same count
-//!             | 0x0c group:varint distinct:varint values:prefixed indices:int_stream
-//!                                                GroupDictionary: the words form count / group
-//!                                                groups (count must be a multiple of group);
-//!                                                `values` holds distinct * group words, `indices`
-//!                                                one 32-bit index per group
-//!             | 0x0d huffman                     Huffman: a prefix code per repeated value,
-//!                                                the others escaped, see `huffman`
+//! int_stream := fixed              tag 0x00, see `fixed`
+//!             | varint_stream      tag 0x01, see `varint`
+//!             | zigzag | delta     tags 0x02 and 0x03, see `transform`
+//!             | bitpack            tag 0x04, see `bitpack`
+//!             | simple16           tag 0x05, see `simple16`
+//!             | rle                tag 0x06, see `rle`
+//!             | dictionary         tag 0x07, see `dictionary`
+//!             | zstd               tag 0x08, see `zstd`: around an int_stream of the same count
+//!             | group_dictionary   tag 0x0c, see `dictionary`
+//!             | huffman            tag 0x0d, see `huffman`
 //! ```
 //!
 //! Tags 0x09 to 0x0b are float transforms (see `float`), valid only in float branches. Cascades
-//! may nest at most [`MAX_CASCADE`] levels.
+//! may nest at most [`MAX_CASCADE`](super::MAX_CASCADE) levels.
 
 pub(crate) mod bitpack;
 mod dictionary;
@@ -62,24 +37,110 @@ use std::ops::{BitAnd, BitOr, BitXor, Shl, Shr};
 
 use super::budget::Budget;
 use super::bytes::ByteReader;
-use crate::error::{corrupt, DecodeError};
+use super::describe::{Codec, Describer, Encoding};
+use super::zstd::{self, Frame};
+use super::{check_depth, tags};
+use crate::error::DecodeError;
 
 pub(crate) use select::encode;
 
-pub(crate) const FIXED: u8 = 0x00;
-pub(crate) const VARINT: u8 = 0x01;
-pub(crate) const ZIGZAG: u8 = 0x02;
-pub(crate) const DELTA: u8 = 0x03;
-pub(crate) const BITPACK: u8 = 0x04;
-pub(crate) const SIMPLE16: u8 = 0x05;
-pub(crate) const RLE: u8 = 0x06;
-pub(crate) const DICTIONARY: u8 = 0x07;
-pub(crate) const ZSTD: u8 = 0x08;
-pub(crate) const GROUP_DICTIONARY: u8 = 0x0c;
-pub(crate) const HUFFMAN: u8 = 0x0d;
+tags! {
+    /// The first byte of an integer stream: its codec.
+    IntTag, "integer" {
+        Fixed = 0x00,
+        Varint = 0x01,
+        Zigzag = 0x02,
+        Delta = 0x03,
+        BitPack = 0x04,
+        Simple16 = 0x05,
+        Rle = 0x06,
+        Dictionary = 0x07,
+        Zstd = zstd::TAG,
+        GroupDictionary = 0x0c,
+        Huffman = 0x0d,
+    }
+}
 
-/// The deepest nesting of encodings a stream may have.
-pub(crate) const MAX_CASCADE: usize = 8;
+/// An integer stream's header, parsed once by [`IntStream::parse`]: the codec, its parameters,
+/// and the streams it nests, still encoded (each is parsed in turn when it is decoded or
+/// described). Leaf codecs hold their packed values.
+pub(crate) enum IntStream<'a, W> {
+    Fixed(fixed::Fixed<'a>),
+    Varint(&'a [u8]),
+    Zigzag(&'a [u8]),
+    Delta(&'a [u8]),
+    BitPack(bitpack::BitPacked<'a, W>),
+    Simple16(&'a [u8]),
+    Rle(rle::Runs<'a>),
+    Dictionary(dictionary::Dictionary<'a>),
+    Huffman(huffman::Header<'a>),
+    Zstd(Frame<'a>),
+}
+
+impl<'a, W: Word> IntStream<'a, W> {
+    /// Reads the header of the stream `bytes`.
+    pub(crate) fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut reader = ByteReader::new(bytes);
+        let tag = IntTag::try_from(reader.u8()?)?;
+        let body = reader.rest();
+        Ok(match tag {
+            IntTag::Fixed => IntStream::Fixed(fixed::Fixed::parse::<W>(body)?),
+            IntTag::Varint => IntStream::Varint(body),
+            IntTag::Zigzag => IntStream::Zigzag(body),
+            IntTag::Delta => IntStream::Delta(body),
+            IntTag::BitPack => IntStream::BitPack(bitpack::BitPacked::parse(body)?),
+            IntTag::Simple16 => IntStream::Simple16(body),
+            IntTag::Rle => IntStream::Rle(rle::Runs::parse(body)?),
+            IntTag::Dictionary => IntStream::Dictionary(dictionary::Dictionary::parse(body)?),
+            IntTag::GroupDictionary => {
+                IntStream::Dictionary(dictionary::Dictionary::parse_groups(body)?)
+            }
+            IntTag::Huffman => IntStream::Huffman(huffman::Header::parse(body)?),
+            IntTag::Zstd => IntStream::Zstd(Frame::parse(body)?),
+        })
+    }
+
+    /// The stream's `count` words; it is nested `depth` levels deep.
+    pub(crate) fn decode(
+        self,
+        count: usize,
+        budget: &mut Budget,
+        depth: usize,
+    ) -> Result<Vec<W>, DecodeError> {
+        match self {
+            IntStream::Fixed(fixed) => fixed.decode(count),
+            IntStream::Varint(body) => varint::decode(body, count),
+            IntStream::Zigzag(inner) => transform::decode_zigzag(inner, count, budget, depth),
+            IntStream::Delta(inner) => transform::decode_delta(inner, count, budget, depth),
+            IntStream::BitPack(packed) => packed.decode(count),
+            IntStream::Simple16(body) => simple16::decode(body, count),
+            IntStream::Rle(runs) => runs.decode(count, budget, depth),
+            IntStream::Dictionary(dictionary) => dictionary.decode(count, budget, depth),
+            IntStream::Huffman(huffman) => huffman.decode(count, budget, depth),
+            IntStream::Zstd(frame) => {
+                let inner = frame.decompress(max_stream_size::<W>(count), budget)?;
+                decode_nested(&inner, count, budget, depth + 1)
+            }
+        }
+    }
+
+    /// The codec and the nested streams, described.
+    pub(crate) fn describe(self, at: Describer) -> (Codec, Vec<Encoding>) {
+        let nested = |inner| vec![describe::<W>(inner, at.nested())];
+        match self {
+            IntStream::Fixed(fixed) => (fixed.codec(), Vec::new()),
+            IntStream::Varint(_) => (Codec::Varint, Vec::new()),
+            IntStream::Zigzag(inner) => (Codec::Zigzag, nested(inner)),
+            IntStream::Delta(inner) => (Codec::Delta, nested(inner)),
+            IntStream::BitPack(_) => (Codec::BitPack, Vec::new()),
+            IntStream::Simple16(_) => (Codec::Simple16, Vec::new()),
+            IntStream::Rle(runs) => runs.describe::<W>(at),
+            IntStream::Dictionary(dictionary) => dictionary.describe::<W>(at),
+            IntStream::Huffman(huffman) => huffman.describe::<W>(at),
+            IntStream::Zstd(frame) => frame.describe(at, describe::<W>),
+        }
+    }
+}
 
 /// An unsigned machine word that integer streams are made of.
 pub(crate) trait Word:
@@ -205,31 +266,8 @@ pub(crate) fn decode_nested<W: Word>(
     budget: &mut Budget,
     depth: usize,
 ) -> Result<Vec<W>, DecodeError> {
-    if depth > MAX_CASCADE {
-        return Err(corrupt(format!(
-            "encodings nest deeper than {MAX_CASCADE} levels"
-        )));
-    }
-    let mut reader = ByteReader::new(bytes);
-    let tag = reader.u8()?;
-    let body = reader.rest();
-    match tag {
-        FIXED => fixed::decode(body, count),
-        VARINT => varint::decode(body, count),
-        ZIGZAG => transform::decode_zigzag(body, count, budget, depth),
-        DELTA => transform::decode_delta(body, count, budget, depth),
-        BITPACK => bitpack::decode(body, count),
-        SIMPLE16 => simple16::decode(body, count),
-        RLE => rle::decode(body, count, budget, depth),
-        DICTIONARY => dictionary::decode(body, count, budget, depth),
-        GROUP_DICTIONARY => dictionary::decode_groups(body, count, budget, depth),
-        HUFFMAN => huffman::decode(body, count, budget, depth),
-        ZSTD => {
-            let inner = super::zstd::decompress(body, max_stream_size::<W>(count), budget)?;
-            decode_nested(&inner, count, budget, depth + 1)
-        }
-        tag => Err(corrupt(format!("unknown integer encoding tag {tag:#04x}"))),
-    }
+    check_depth(depth)?;
+    IntStream::<W>::parse(bytes)?.decode(count, budget, depth)
 }
 
 /// The most bytes an honest stream of `count` words can take, nested encodings included; bounds
@@ -240,28 +278,9 @@ pub(crate) fn max_stream_size<W: Word>(count: usize) -> usize {
         .saturating_add(1024)
 }
 
-/// Names the cascade of an encoded stream, such as `delta → zigzag → bitpack`, for size listings.
-pub(crate) fn describe(bytes: &[u8]) -> String {
-    let mut reader = ByteReader::new(bytes);
-    let Ok(tag) = reader.u8() else {
-        return "empty".into();
-    };
-    let body = reader.rest();
-    let nested = |bytes: &[u8]| describe(bytes);
-    match tag {
-        FIXED => format!("fixed({} bytes)", body.first().copied().unwrap_or(0)),
-        VARINT => "varint".into(),
-        ZIGZAG => format!("zigzag → {}", nested(body)),
-        DELTA => format!("delta → {}", nested(body)),
-        BITPACK => "bitpack".into(),
-        SIMPLE16 => "simple16".into(),
-        RLE => rle::describe(body),
-        DICTIONARY => dictionary::describe(body),
-        GROUP_DICTIONARY => dictionary::describe_groups(body),
-        HUFFMAN => huffman::describe(body),
-        ZSTD => format!("zstd({})", super::zstd::describe_inner(body, describe)),
-        _ => super::float::describe(bytes),
-    }
+/// The encoding of a stream of words `W`, such as `delta → zigzag → bitpack`.
+pub(crate) fn describe<W: Word>(bytes: &[u8], at: Describer) -> Encoding {
+    at.stream(bytes, IntStream::<W>::parse, IntStream::describe)
 }
 
 #[cfg(test)]
@@ -269,6 +288,12 @@ pub(crate) mod tests {
     use super::*;
     use crate::encodings::test_len;
     use crate::encodings::Settings;
+    use crate::error::DecodeErrorKind;
+
+    /// The encoding of a stream of words `W`, zstd frames decompressed, as it prints.
+    pub(crate) fn described<W: Word>(bytes: &[u8]) -> String {
+        describe::<W>(bytes, Describer::new(true)).to_string()
+    }
 
     /// Inputs every integer codec must round-trip: random, sorted, constant, alternating, extreme.
     pub(crate) fn shapes() -> Vec<Vec<u64>> {
@@ -306,10 +331,10 @@ pub(crate) mod tests {
                 panic!(
                     "{e} for {} values encoded as {}",
                     values.len(),
-                    describe(&out)
+                    described::<W>(&out)
                 )
             });
-        assert_eq!(back, values, "encoded as {}", describe(&out));
+        assert_eq!(back, values, "encoded as {}", described::<W>(&out));
     }
 
     #[test]
@@ -342,20 +367,71 @@ pub(crate) mod tests {
 
     #[test]
     fn deep_cascades_are_errors_not_stack_overflows() {
-        let mut bytes = vec![ZIGZAG; 100_000];
-        bytes.extend([FIXED, 0]);
+        let mut bytes = vec![IntTag::Zigzag as u8; 100_000];
+        bytes.extend([IntTag::Fixed as u8, 0]);
         assert!(decode::<u64>(&bytes, 1, &mut Budget::new(u64::MAX)).is_err());
+        let description = described::<u64>(&bytes);
+        assert!(
+            description.ends_with("unreadable (corrupt: encodings nest deeper than 8 levels)"),
+            "{description}"
+        );
+    }
+
+    #[test]
+    fn tags_are_their_bytes_and_others_are_corrupt() {
+        for byte in 0..=u8::MAX {
+            match IntTag::try_from(byte) {
+                Ok(tag) => assert_eq!(tag as u8, byte),
+                Err(error) => {
+                    assert_eq!(error.kind(), DecodeErrorKind::Corrupt);
+                    assert!(error.message().contains(&format!("{byte:#04x}")), "{error}");
+                }
+            }
+        }
+        assert_eq!(IntTag::try_from(0x0d).ok(), Some(IntTag::Huffman));
+        // Float transforms are not integer codecs.
+        assert!(IntTag::try_from(0x09).is_err());
     }
 
     #[test]
     fn unknown_tags_and_empty_streams_are_errors() {
         assert!(decode::<u64>(&[0x7f], 0, &mut Budget::new(u64::MAX)).is_err());
         assert!(decode::<u64>(&[], 0, &mut Budget::new(u64::MAX)).is_err());
-        assert!(decode::<u64>(
-            &[super::super::float::DECIMAL, 0],
-            1,
-            &mut Budget::new(u64::MAX)
-        )
-        .is_err());
+        assert!(decode::<u64>(&[0x09, 0], 1, &mut Budget::new(u64::MAX)).is_err());
+        assert!(described::<u64>(&[0x09, 0]).starts_with("unreadable (corrupt: unknown integer"));
+    }
+
+    /// Descriptions name each codec with its parameters and nested streams; corrupt nested
+    /// streams are named as such, inside a description of the rest.
+    #[test]
+    fn descriptions_print_the_cascade() {
+        let fixed = |width: u8| [IntTag::Fixed as u8, width];
+        let mut rle = vec![IntTag::Rle as u8, 1];
+        crate::encodings::bytes::write_prefixed(&mut rle, &fixed(0));
+        rle.push(IntTag::Varint as u8);
+        assert_eq!(
+            described::<u32>(&rle),
+            "rle(lengths: fixed(0 bytes), values: varint)"
+        );
+        let mut delta = vec![IntTag::Delta as u8, IntTag::Zigzag as u8];
+        delta.extend(rle);
+        assert_eq!(
+            described::<u32>(&delta),
+            "delta → zigzag → rle(lengths: fixed(0 bytes), values: varint)"
+        );
+        let encoding = describe::<u32>(&delta, Describer::new(false));
+        assert_eq!(encoding.iter().count(), 5);
+        assert_eq!(encoding.bytes, delta.len());
+        assert_eq!(
+            described::<u8>(&fixed(2)),
+            "unreadable (corrupt: fixed width of 2 bytes for 8-bit integers)"
+        );
+        let mut dictionary = vec![IntTag::Dictionary as u8, 3, 1, 0x7f];
+        dictionary.push(IntTag::BitPack as u8);
+        assert_eq!(
+            described::<u64>(&dictionary),
+            "dictionary(values: unreadable (corrupt: unknown integer encoding tag 0x7f), \
+             indices: unreadable (truncated: expected another byte))"
+        );
     }
 }

@@ -2,14 +2,17 @@
 //!
 //! ```text
 //! rle := 0x06 runs:varint lengths:prefixed values:int_stream
-//!   lengths: `runs` 64-bit words, each a run's length minus one; they add up to count
+//!   runs:    at least one if count > 0, at most count
+//!   lengths: an int_stream of `runs` 64-bit words, each a run's length minus one; they add up
+//!            to count
 //!   values:  `runs` words, the value of each run
 //! ```
 
 use super::select::{encode_nested, encode_nested_prefixed, Chain};
-use super::{decode_nested, describe as describe_stream, Word, RLE};
+use super::{decode_nested, describe, IntTag, Word};
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::{write_varint, ByteReader};
+use crate::encodings::describe::{Codec, Describer, Encoding};
 use crate::encodings::Settings;
 use crate::error::{corrupt, DecodeError};
 
@@ -26,57 +29,75 @@ pub(super) fn encode<W: Word>(values: &[W], settings: &Settings, chain: Chain, o
             lengths.push(0u64);
         }
     }
-    out.push(RLE);
+    out.push(IntTag::Rle as u8);
     write_varint(out, run_values.len() as u64);
     let chain = chain.with(Chain::RLE);
     encode_nested_prefixed(&lengths, settings, chain, out);
     encode_nested(&run_values, settings, chain, out);
 }
 
-pub(super) fn decode<W: Word>(
-    body: &[u8],
-    count: usize,
-    budget: &mut Budget,
-    depth: usize,
-) -> Result<Vec<W>, DecodeError> {
-    let mut reader = ByteReader::new(body);
-    let runs = reader.count(0)?;
-    if runs > count || (runs == 0 && count > 0) {
-        return Err(corrupt(format!("{runs} runs for {count} values")));
-    }
-    budget.charge(runs, 8 + W::BYTES)?;
-    let lengths = decode_nested::<u64>(reader.prefixed()?, runs, budget, depth + 1)?;
-    let run_values = decode_nested::<W>(reader.rest(), runs, budget, depth + 1)?;
-    let mut values = Vec::with_capacity(count);
-    for (length, value) in lengths.into_iter().zip(run_values) {
-        let length = usize::try_from(length)
-            .ok()
-            .and_then(|l| l.checked_add(1))
-            .filter(|&l| l <= count - values.len());
-        let Some(length) = length else {
-            return Err(corrupt(format!("runs add up to more than {count} values")));
-        };
-        values.resize(values.len() + length, value);
-    }
-    if values.len() != count {
-        return Err(corrupt(format!(
-            "runs add up to {} values, not {count}",
-            values.len()
-        )));
-    }
-    Ok(values)
+/// A run-length stream's header.
+pub(crate) struct Runs<'a> {
+    runs: usize,
+    lengths: &'a [u8],
+    values: &'a [u8],
 }
 
-pub(super) fn describe(body: &[u8]) -> String {
-    let mut reader = ByteReader::new(body);
-    let (Ok(_), Ok(lengths)) = (reader.varint(), reader.prefixed()) else {
-        return "rle(corrupt)".into();
-    };
-    format!(
-        "rle(lengths: {}, values: {})",
-        describe_stream(lengths),
-        describe_stream(reader.rest())
-    )
+impl<'a> Runs<'a> {
+    /// Reads the header from `body`, the bytes after the tag.
+    pub(super) fn parse(body: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut reader = ByteReader::new(body);
+        Ok(Runs {
+            runs: reader.count(0)?,
+            lengths: reader.prefixed()?,
+            values: reader.rest(),
+        })
+    }
+
+    pub(super) fn decode<W: Word>(
+        self,
+        count: usize,
+        budget: &mut Budget,
+        depth: usize,
+    ) -> Result<Vec<W>, DecodeError> {
+        let runs = self.runs;
+        if runs > count || (runs == 0 && count > 0) {
+            return Err(corrupt(format!("{runs} runs for {count} values")));
+        }
+        budget.charge(runs, 8 + W::BYTES)?;
+        let lengths = decode_nested::<u64>(self.lengths, runs, budget, depth + 1)?;
+        let run_values = decode_nested::<W>(self.values, runs, budget, depth + 1)?;
+        let mut values = Vec::with_capacity(count);
+        for (length, value) in lengths.into_iter().zip(run_values) {
+            let length = usize::try_from(length)
+                .ok()
+                .and_then(|l| l.checked_add(1))
+                .filter(|&l| l <= count - values.len());
+            let Some(length) = length else {
+                return Err(corrupt(format!("runs add up to more than {count} values")));
+            };
+            values.resize(values.len() + length, value);
+        }
+        if values.len() != count {
+            return Err(corrupt(format!(
+                "runs add up to {} values, not {count}",
+                values.len()
+            )));
+        }
+        Ok(values)
+    }
+
+    pub(super) fn describe<W: Word>(self, at: Describer) -> (Codec, Vec<Encoding>) {
+        (
+            Codec::Rle {
+                runs: self.runs as u64,
+            },
+            vec![
+                describe::<u64>(self.lengths, at.nested()),
+                describe::<W>(self.values, at.nested()),
+            ],
+        )
+    }
 }
 
 #[cfg(test)]
@@ -85,11 +106,19 @@ mod tests {
     use crate::encodings::bytes::write_prefixed;
     use crate::encodings::test_len;
 
+    fn decode<W: Word>(
+        body: &[u8],
+        count: usize,
+        budget: &mut Budget,
+    ) -> Result<Vec<W>, DecodeError> {
+        Runs::parse(body)?.decode(count, budget, 0)
+    }
+
     fn round_trip(values: &[u32]) {
         let mut out = Vec::new();
         encode(values, &Settings::default(), Chain::default(), &mut out);
         assert_eq!(
-            decode::<u32>(&out[1..], values.len(), &mut Budget::new(u64::MAX), 0).unwrap(),
+            decode::<u32>(&out[1..], values.len(), &mut Budget::new(u64::MAX)).unwrap(),
             values
         );
     }
@@ -110,13 +139,13 @@ mod tests {
         let mut body = vec![1];
         write_prefixed(&mut body, &lengths);
         body.extend([0x00, 1, 5]);
-        assert!(decode::<u32>(&body, 10, &mut Budget::new(u64::MAX), 0).is_err());
+        assert!(decode::<u32>(&body, 10, &mut Budget::new(u64::MAX)).is_err());
         assert!(
-            decode::<u32>(&[5], 2, &mut Budget::new(u64::MAX), 0).is_err(),
+            decode::<u32>(&[5, 2, 0x00, 0, 0x00, 0], 2, &mut Budget::new(u64::MAX)).is_err(),
             "more runs than values"
         );
         assert!(
-            decode::<u32>(&[0], 2, &mut Budget::new(u64::MAX), 0).is_err(),
+            decode::<u32>(&[0, 2, 0x00, 0, 0x00, 0], 2, &mut Budget::new(u64::MAX)).is_err(),
             "no runs"
         );
     }

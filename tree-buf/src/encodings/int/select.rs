@@ -506,7 +506,8 @@ fn encode_as<W: Word>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{decode, describe, DELTA, FIXED, RLE};
+    use super::super::tests::described;
+    use super::super::{decode, IntTag};
     use super::*;
     use crate::encodings::budget::Budget;
     use crate::encodings::test_len;
@@ -537,7 +538,7 @@ mod tests {
     #[test]
     fn constant_columns_cost_almost_nothing() {
         let n = test_len(10_000);
-        assert_eq!(encoded(&vec![0; n]), [FIXED, 0]);
+        assert_eq!(encoded(&vec![0; n]), [IntTag::Fixed as u8, 0]);
         assert!(encoded(&vec![7; n]).len() < 16);
     }
 
@@ -546,8 +547,13 @@ mod tests {
         let n = test_len(10_000) as u64;
         let values: Vec<u64> = (0..n).map(|i| 1_600_000_000 + i * 60).collect();
         let out = encoded(&values);
-        assert_eq!(out[0], DELTA, "{}", describe(&out));
-        assert!(out.len() < 100, "{} bytes as {}", out.len(), describe(&out));
+        assert_eq!(out[0], IntTag::Delta as u8, "{}", described::<u64>(&out));
+        assert!(
+            out.len() < 100,
+            "{} bytes as {}",
+            out.len(),
+            described::<u64>(&out)
+        );
     }
 
     #[test]
@@ -555,8 +561,17 @@ mod tests {
         let n = test_len(10_000) as u64;
         let values: Vec<u64> = (0..n).map(|i| (i / (n / 10)) * 12_345_678).collect();
         let out = encoded(&values);
-        assert!(out[0] == RLE || out[0] == DELTA, "{}", describe(&out));
-        assert!(out.len() < 100, "{} bytes as {}", out.len(), describe(&out));
+        assert!(
+            out[0] == IntTag::Rle as u8 || out[0] == IntTag::Delta as u8,
+            "{}",
+            described::<u64>(&out)
+        );
+        assert!(
+            out.len() < 100,
+            "{} bytes as {}",
+            out.len(),
+            described::<u64>(&out)
+        );
     }
 
     #[test]
@@ -570,7 +585,7 @@ mod tests {
             out.len() <= n * 5 / 8 + 200,
             "{} bytes as {}",
             out.len(),
-            describe(&out)
+            described::<u64>(&out)
         );
     }
 
@@ -583,7 +598,7 @@ mod tests {
             out.len() < n / 2,
             "{} bytes as {}",
             out.len(),
-            describe(&out)
+            described::<u64>(&out)
         );
     }
 
@@ -595,7 +610,12 @@ mod tests {
             .collect();
         let mut out = Vec::new();
         encode_grouped(&ids, 20, &Settings::fast(), &mut out);
-        assert!(out.len() < n, "{} bytes as {}", out.len(), describe(&out));
+        assert!(
+            out.len() < n,
+            "{} bytes as {}",
+            out.len(),
+            described::<u8>(&out)
+        );
         assert_eq!(
             decode::<u8>(&out, ids.len(), &mut Budget::new(u64::MAX)).unwrap(),
             ids
@@ -619,7 +639,7 @@ mod tests {
             out.len() < 20_000 / 3,
             "{} bytes as {}",
             out.len(),
-            describe(&out)
+            described::<u64>(&out)
         );
     }
 }

@@ -21,7 +21,7 @@
 //! The encoder takes, at each step, the first layout (they are ordered by decreasing count) whose
 //! fields hold the next values. The decoder unpacks each layout with constant shifts and masks.
 
-use super::{bit_width, Word, SIMPLE16};
+use super::{bit_width, IntTag, Word};
 use crate::error::{corrupt, DecodeError};
 
 /// The widest value Simple16 can hold, in bits.
@@ -105,7 +105,7 @@ pub(super) fn size<W: Word>(values: &[W]) -> usize {
 
 /// Encodes values that all have at most [`MAX_BITS`] bits.
 pub(super) fn encode<W: Word>(values: &[W], out: &mut Vec<u8>) {
-    out.push(SIMPLE16);
+    out.push(IntTag::Simple16 as u8);
     encode_words(values, out);
 }
 

@@ -7,7 +7,7 @@
 //! ```
 
 use super::select::{encode_nested, Chain};
-use super::{decode_nested, Word, DELTA, ZIGZAG};
+use super::{decode_nested, IntTag, Word};
 use crate::encodings::budget::Budget;
 use crate::encodings::Settings;
 use crate::error::DecodeError;
@@ -30,7 +30,7 @@ pub(super) fn encode_zigzag<W: Word>(
     chain: Chain,
     out: &mut Vec<u8>,
 ) {
-    out.push(ZIGZAG);
+    out.push(IntTag::Zigzag as u8);
     let mapped: Vec<W> = values.iter().map(|&v| zigzag(v)).collect();
     encode_nested(&mapped, settings, chain.with(Chain::ZIGZAG), out);
 }
@@ -67,7 +67,7 @@ pub(super) fn encode_delta<W: Word>(
     chain: Chain,
     out: &mut Vec<u8>,
 ) {
-    out.push(DELTA);
+    out.push(IntTag::Delta as u8);
     encode_nested(&deltas(values), settings, chain.with(Chain::DELTA), out);
 }
 

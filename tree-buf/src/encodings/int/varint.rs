@@ -4,7 +4,7 @@
 //! varint_stream := 0x01 varint{count}   each must fit the word width
 //! ```
 
-use super::{bit_width, Word, VARINT};
+use super::{bit_width, IntTag, Word};
 use crate::encodings::bytes::ByteReader;
 use crate::error::{corrupt, DecodeError};
 
@@ -24,7 +24,7 @@ pub(super) fn write<W: Word>(out: &mut Vec<u8>, mut value: W) {
 }
 
 pub(super) fn encode<W: Word>(values: &[W], out: &mut Vec<u8>) {
-    out.push(VARINT);
+    out.push(IntTag::Varint as u8);
     for &value in values {
         write(out, value);
     }
