@@ -58,7 +58,7 @@ pub(super) enum Kind {
         bytes: Vec<u8>,
     },
     Array {
-        name: &'static str,
+        of: ArrayOf,
         lengths: Vec<u64>,
         items: Box<Slot>,
     },
@@ -75,36 +75,92 @@ pub(super) enum Kind {
     },
 }
 
-/// The kind a value belongs to, as a union variant name.
-fn kind_name(value: &Value) -> &'static str {
-    match value {
-        Value::Array(items) => array_kind(items.first().map(kind_name)),
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Unsigned(v) if *v > i128::MAX as u128 => "huge",
-        Value::Unsigned(_) | Value::Signed(_) => "integer",
-        Value::Float(_) => "float",
-        Value::String(_) => "string",
-        Value::Bytes(_) => "bytes",
-        Value::Object(_) => "object",
-        Value::Variant(..) => "variant",
-        Value::Map(_) => "map",
-    }
+/// The kind of a value: which [`Kind`] of a slot takes it, and the name of its member where a
+/// union holds several kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum KindName {
+    Null,
+    Bool,
+    Integer,
+    /// Unsigned integers above `i128::MAX`.
+    Huge,
+    Float,
+    String,
+    Bytes,
+    Array(ArrayOf),
+    Object,
+    Variant,
+    Map,
 }
 
-/// The kind name of an array whose first item is of kind `item` (`None` when it is empty).
 /// Arrays are told apart by the kind of their first item, so that `[x, y]` points and
 /// `[[x, y], ...]` rings meeting at one place (GeoJSON polygons and multipolygons) keep separate
 /// columns; empty arrays join any array kind.
-pub(super) fn array_kind(item: Option<&'static str>) -> &'static str {
-    match item {
-        None => "array",
-        Some("bool") => "array_of_bool",
-        Some("integer" | "huge") => "array_of_integer",
-        Some("float") => "array_of_float",
-        Some("string") => "array_of_string",
-        Some("object") => "array_of_object",
-        Some(_) => "array_of_array",
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ArrayOf {
+    /// An empty array.
+    Nothing,
+    Bool,
+    Integer,
+    Float,
+    String,
+    Object,
+    /// Arrays, nulls, bytes, variants or maps.
+    Other,
+}
+
+impl KindName {
+    /// The kind of `value`.
+    fn of(value: &Value) -> KindName {
+        match value {
+            Value::Array(items) => KindName::array_of(items.first().map(KindName::of)),
+            Value::Null => KindName::Null,
+            Value::Bool(_) => KindName::Bool,
+            Value::Unsigned(v) if *v > i128::MAX as u128 => KindName::Huge,
+            Value::Unsigned(_) | Value::Signed(_) => KindName::Integer,
+            Value::Float(_) => KindName::Float,
+            Value::String(_) => KindName::String,
+            Value::Bytes(_) => KindName::Bytes,
+            Value::Object(_) => KindName::Object,
+            Value::Variant(..) => KindName::Variant,
+            Value::Map(_) => KindName::Map,
+        }
+    }
+
+    /// The kind of an array whose first item is of kind `item` (`None` when it is empty).
+    pub(super) fn array_of(item: Option<KindName>) -> KindName {
+        KindName::Array(match item {
+            None => ArrayOf::Nothing,
+            Some(KindName::Bool) => ArrayOf::Bool,
+            Some(KindName::Integer | KindName::Huge) => ArrayOf::Integer,
+            Some(KindName::Float) => ArrayOf::Float,
+            Some(KindName::String) => ArrayOf::String,
+            Some(KindName::Object) => ArrayOf::Object,
+            Some(_) => ArrayOf::Other,
+        })
+    }
+
+    /// The name of this kind's member in a union, as the schema spells it.
+    fn name(self) -> &'static str {
+        match self {
+            KindName::Null => "null",
+            KindName::Bool => "bool",
+            KindName::Integer => "integer",
+            KindName::Huge => "huge",
+            KindName::Float => "float",
+            KindName::String => "string",
+            KindName::Bytes => "bytes",
+            KindName::Array(ArrayOf::Nothing) => "array",
+            KindName::Array(ArrayOf::Bool) => "array_of_bool",
+            KindName::Array(ArrayOf::Integer) => "array_of_integer",
+            KindName::Array(ArrayOf::Float) => "array_of_float",
+            KindName::Array(ArrayOf::String) => "array_of_string",
+            KindName::Array(ArrayOf::Object) => "array_of_object",
+            KindName::Array(ArrayOf::Other) => "array_of_array",
+            KindName::Object => "object",
+            KindName::Variant => "variant",
+            KindName::Map => "map",
+        }
     }
 }
 
@@ -229,54 +285,54 @@ impl Object {
 }
 
 impl Kind {
-    fn name(&self) -> &'static str {
+    fn kind(&self) -> KindName {
         match self {
-            Kind::Null(_) => "null",
-            Kind::Bool(_) => "bool",
-            Kind::Integer(_) => "integer",
-            Kind::Huge(_) => "huge",
-            Kind::Float(_) => "float",
-            Kind::String(_) => "string",
-            Kind::Bytes { .. } => "bytes",
-            Kind::Array { name, .. } => name,
-            Kind::Object(_) => "object",
-            Kind::Variant { .. } => "variant",
-            Kind::Map { .. } => "map",
+            Kind::Null(_) => KindName::Null,
+            Kind::Bool(_) => KindName::Bool,
+            Kind::Integer(_) => KindName::Integer,
+            Kind::Huge(_) => KindName::Huge,
+            Kind::Float(_) => KindName::Float,
+            Kind::String(_) => KindName::String,
+            Kind::Bytes { .. } => KindName::Bytes,
+            Kind::Array { of, .. } => KindName::Array(*of),
+            Kind::Object(_) => KindName::Object,
+            Kind::Variant { .. } => KindName::Variant,
+            Kind::Map { .. } => KindName::Map,
         }
     }
 
-    /// An empty kind, of the name [`kind_name`] gives.
-    fn new(name: &'static str, depth: usize) -> Kind {
+    /// An empty kind.
+    fn new(kind: KindName, depth: usize) -> Kind {
         let child = || {
             Box::new(Slot {
                 depth: depth + 1,
                 ..Slot::default()
             })
         };
-        match name {
-            "null" => Kind::Null(0),
-            "bool" => Kind::Bool(Vec::new()),
-            "integer" => Kind::Integer(Vec::new()),
-            "huge" => Kind::Huge(Vec::new()),
-            "float" => Kind::Float(Vec::new()),
-            "string" => Kind::String(StrColumn::default()),
-            "bytes" => Kind::Bytes {
+        match kind {
+            KindName::Null => Kind::Null(0),
+            KindName::Bool => Kind::Bool(Vec::new()),
+            KindName::Integer => Kind::Integer(Vec::new()),
+            KindName::Huge => Kind::Huge(Vec::new()),
+            KindName::Float => Kind::Float(Vec::new()),
+            KindName::String => Kind::String(StrColumn::default()),
+            KindName::Bytes => Kind::Bytes {
                 lengths: Vec::new(),
                 bytes: Vec::new(),
             },
-            "object" => Kind::Object(Object::new(depth)),
-            "variant" => Kind::Variant {
+            KindName::Object => Kind::Object(Object::new(depth)),
+            KindName::Variant => Kind::Variant {
                 index: HashMap::new(),
                 variants: Vec::new(),
                 discriminants: Vec::new(),
             },
-            "map" => Kind::Map {
+            KindName::Map => Kind::Map {
                 lengths: Vec::new(),
                 keys: child(),
                 values: child(),
             },
-            array => Kind::Array {
-                name: array,
+            KindName::Array(of) => Kind::Array {
+                of,
                 lengths: Vec::new(),
                 items: child(),
             },
@@ -445,15 +501,15 @@ impl Slot {
         Some(self)
     }
 
-    /// Records a value of the kind named `name` (see [`kind_name`]) and hands back the columns of
-    /// that kind, to take the value.
-    pub(super) fn begin(&mut self, name: &'static str) -> &mut Kind {
+    /// Records a value of kind `name` and hands back the columns of that kind, to take the value.
+    pub(super) fn begin(&mut self, name: KindName) -> &mut Kind {
         self.len += 1;
         if let Some(presence) = &mut self.presence {
             presence.push(true);
         }
         let same_kind = |kind: &Kind| {
-            kind.name() == name || (name == "array" && matches!(kind, Kind::Array { .. }))
+            kind.kind() == name
+                || (name == KindName::Array(ArrayOf::Nothing) && matches!(kind, Kind::Array { .. }))
         };
         let index = match self.kinds.iter().position(same_kind) {
             Some(index) => index,
@@ -485,19 +541,19 @@ impl Slot {
     pub(super) fn push_null(&mut self) {
         if !self.field {
             self.push_missing();
-        } else if let Kind::Null(count) = self.begin("null") {
+        } else if let Kind::Null(count) = self.begin(KindName::Null) {
             *count += 1;
         }
     }
 
     pub(super) fn push_bool(&mut self, value: bool) {
-        if let Kind::Bool(values) = self.begin("bool") {
+        if let Kind::Bool(values) = self.begin(KindName::Bool) {
             values.push(value);
         }
     }
 
     pub(super) fn push_integer(&mut self, value: i128) {
-        if let Kind::Integer(values) = self.begin("integer") {
+        if let Kind::Integer(values) = self.begin(KindName::Integer) {
             values.push(value);
         }
     }
@@ -506,7 +562,7 @@ impl Slot {
         match i128::try_from(value) {
             Ok(value) => self.push_integer(value),
             Err(_) => {
-                if let Kind::Huge(values) = self.begin("huge") {
+                if let Kind::Huge(values) = self.begin(KindName::Huge) {
                     values.push(value);
                 }
             }
@@ -514,19 +570,19 @@ impl Slot {
     }
 
     pub(super) fn push_float(&mut self, value: f64) {
-        if let Kind::Float(values) = self.begin("float") {
+        if let Kind::Float(values) = self.begin(KindName::Float) {
             values.push(value);
         }
     }
 
     pub(super) fn push_str(&mut self, value: &str) {
-        if let Kind::String(column) = self.begin("string") {
+        if let Kind::String(column) = self.begin(KindName::String) {
             column.push(value);
         }
     }
 
     pub(super) fn push_bytes(&mut self, value: &[u8]) {
-        if let Kind::Bytes { lengths, bytes } = self.begin("bytes") {
+        if let Kind::Bytes { lengths, bytes } = self.begin(KindName::Bytes) {
             lengths.push(value.len() as u64);
             bytes.extend_from_slice(value);
         }
@@ -549,13 +605,13 @@ impl Slot {
             Value::String(v) => slot.push_str(v),
             Value::Bytes(v) => slot.push_bytes(v),
             Value::Array(values) => {
-                if let Kind::Array { lengths, items, .. } = slot.begin(kind_name(value)) {
+                if let Kind::Array { lengths, items, .. } = slot.begin(KindName::of(value)) {
                     lengths.push(values.len() as u64);
                     values.iter().for_each(|item| items.push(item));
                 }
             }
             Value::Object(entries) => {
-                if let Kind::Object(object) = slot.begin("object") {
+                if let Kind::Object(object) = slot.begin(KindName::Object) {
                     for (name, entry) in entries {
                         if let Some(field) = object.field(name) {
                             object.slot(field).push(entry);
@@ -570,7 +626,7 @@ impl Slot {
                     index,
                     variants,
                     discriminants,
-                } = slot.begin("variant")
+                } = slot.begin(KindName::Variant)
                 {
                     let variant = *index.entry(name.clone()).or_insert_with(|| {
                         variants.push((
@@ -591,7 +647,7 @@ impl Slot {
                     lengths,
                     keys,
                     values,
-                } = slot.begin("map")
+                } = slot.begin(KindName::Map)
                 {
                     lengths.push(entries.len() as u64);
                     for (key, value) in entries {
@@ -648,7 +704,7 @@ impl Slot {
                 kinds
                     .into_iter()
                     .chain([last])
-                    .try_for_each(|kind| out.variant(kind.name(), |out| kind.finish(out)))
+                    .try_for_each(|kind| out.variant(kind.kind().name(), |out| kind.finish(out)))
             }),
         };
         match presence {

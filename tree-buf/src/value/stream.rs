@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::encode::{array_kind, Kind, Object, Slot};
+use super::encode::{ArrayOf, Kind, KindName, Object, Slot};
 use crate::error::EncodeError;
 use crate::options::EncodeOptions;
 
@@ -54,10 +54,10 @@ enum Push<'a> {
 impl<'a> Push<'a> {
     /// The slot to push a value of kind `kind` into; `None` when the value is to be skipped,
     /// nested too deep.
-    fn slot(self, kind: &'static str) -> Option<&'a mut Slot> {
+    fn slot(self, kind: KindName) -> Option<&'a mut Slot> {
         match self {
             Push::Into(slot) => slot.within_depth(),
-            Push::FirstItem(array) => match array.begin(array_kind(Some(kind))) {
+            Push::FirstItem(array) => match array.begin(KindName::array_of(Some(kind))) {
                 Kind::Array { items, .. } => items.within_depth(),
                 _ => None,
             },
@@ -82,7 +82,7 @@ impl<'de> Visitor<'de> for Push<'_> {
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        if let Some(slot) = self.slot("null") {
+        if let Some(slot) = self.slot(KindName::Null) {
             slot.push_null();
         }
         Ok(())
@@ -101,7 +101,7 @@ impl<'de> Visitor<'de> for Push<'_> {
     }
 
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
-        if let Some(slot) = self.slot("bool") {
+        if let Some(slot) = self.slot(KindName::Bool) {
             slot.push_bool(v);
         }
         Ok(())
@@ -112,7 +112,7 @@ impl<'de> Visitor<'de> for Push<'_> {
     }
 
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<(), E> {
-        if let Some(slot) = self.slot("integer") {
+        if let Some(slot) = self.slot(KindName::Integer) {
             slot.push_integer(v);
         }
         Ok(())
@@ -123,45 +123,45 @@ impl<'de> Visitor<'de> for Push<'_> {
     }
 
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<(), E> {
-        let name = if i128::try_from(v).is_ok() {
-            "integer"
+        let kind = if i128::try_from(v).is_ok() {
+            KindName::Integer
         } else {
-            "huge"
+            KindName::Huge
         };
-        if let Some(slot) = self.slot(name) {
+        if let Some(slot) = self.slot(kind) {
             slot.push_unsigned(v);
         }
         Ok(())
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
-        if let Some(slot) = self.slot("float") {
+        if let Some(slot) = self.slot(KindName::Float) {
             slot.push_float(v);
         }
         Ok(())
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
-        if let Some(slot) = self.slot("string") {
+        if let Some(slot) = self.slot(KindName::String) {
             slot.push_str(v);
         }
         Ok(())
     }
 
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<(), E> {
-        if let Some(slot) = self.slot("bytes") {
+        if let Some(slot) = self.slot(KindName::Bytes) {
             slot.push_bytes(v);
         }
         Ok(())
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let Some(slot) = self.slot("array") else {
+        let Some(slot) = self.slot(KindName::Array(ArrayOf::Nothing)) else {
             while seq.next_element::<IgnoredAny>()?.is_some() {}
             return Ok(());
         };
         if seq.next_element_seed(Push::FirstItem(slot))?.is_none() {
-            if let Kind::Array { lengths, .. } = slot.begin(array_kind(None)) {
+            if let Kind::Array { lengths, .. } = slot.begin(KindName::array_of(None)) {
                 lengths.push(0);
             }
             return Ok(());
@@ -177,7 +177,9 @@ impl<'de> Visitor<'de> for Push<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let Some(Kind::Object(object)) = self.slot("object").map(|slot| slot.begin("object"))
+        let Some(Kind::Object(object)) = self
+            .slot(KindName::Object)
+            .map(|slot| slot.begin(KindName::Object))
         else {
             while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
             return Ok(());
