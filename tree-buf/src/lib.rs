@@ -137,9 +137,9 @@ struct ReadmeDoctests;
 /// Items the derive macros' output refers to. Not public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::branch::DecodeContext;
+    pub use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
     pub use crate::error::DecodeError;
-    pub use crate::schema::{EncodeResult, NodeRef, SchemaWriter};
+    pub use crate::schema::NodeRef;
     pub use crate::types::{
         check_unit, Discriminants, EnumNode, Missing, OrDefault, StructNode, TupleNode,
         UnitEncoder, ValueDecoder, ValueEncoder,

@@ -129,7 +129,7 @@ pub(crate) fn key_string_siblings(
 mod tests {
     use super::*;
     use crate::branch::Words;
-    use crate::schema::{EncodeResult, SchemaWriter};
+    use crate::branch::{EncodeResult, SchemaWriter};
 
     fn string(out: &mut SchemaWriter) -> EncodeResult {
         out.leaf(NodeType::Str, Column::Str(StrColumn::default()))

@@ -1,11 +1,15 @@
-//! Branches: the column of values each schema node owns. Encoders fill [`Column`]s; the file
-//! writer turns each into bytes with a codec from [`crate::encodings`]; decoders read them back
-//! through [`DecodeContext`], which also keeps the decoding budget.
+//! Branches: the column of values each schema node owns. Encoders write the schema and fill
+//! [`Column`]s through a [`SchemaWriter`]; the file writer turns each column into bytes with a
+//! codec from [`crate::encodings`] (keying string columns by their siblings, `keyed.rs`);
+//! decoders read them back through [`DecodeContext`], which also keeps the decoding budget.
 
 mod column;
 mod context;
 mod keyed;
+mod writer;
 
 pub(crate) use column::{Column, Words};
 pub use context::{DecodeContext, Leaf};
 pub(crate) use keyed::key_string_siblings;
+pub(crate) use writer::WrittenSchema;
+pub use writer::{EncodeResult, SchemaWriter};

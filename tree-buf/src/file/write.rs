@@ -1,11 +1,10 @@
 //! Assembles a file from an encoded value.
 
 use super::{MAGIC, VERSION};
-use crate::branch::{key_string_siblings, Column};
+use crate::branch::{key_string_siblings, Column, SchemaWriter, WrittenSchema};
 use crate::encodings::bytes::write_varint;
 use crate::error::EncodeError;
 use crate::options::EncodeOptions;
-use crate::schema::{SchemaWriter, WrittenSchema};
 use crate::types::{Encode, ValueEncoder};
 
 /// Below this many values in all, branches are encoded on one thread: the others would cost more

@@ -5,12 +5,9 @@ pub(crate) mod canonical;
 mod path;
 mod tag;
 mod tree;
-mod writer;
 
 pub(crate) use path::{resolve, SchemaView};
 pub use path::{AsPath, Path, PathError, Segment};
 pub use tag::NodeType;
 pub use tree::NodeRef;
 pub(crate) use tree::SchemaTree;
-pub(crate) use writer::WrittenSchema;
-pub use writer::{EncodeResult, SchemaWriter};

@@ -4,10 +4,10 @@
 use std::marker::PhantomData;
 
 use super::{is_empty_void, Decode, ValueDecoder, ValueEncoder};
-use crate::branch::DecodeContext;
+use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::options::MAX_DEPTH;
-use crate::schema::{EncodeResult, NodeRef, NodeType, SchemaWriter};
+use crate::schema::{NodeRef, NodeType};
 
 /// A child encoder created on first use, so that recursive types have finite encoders and each
 /// depth of a recursive value gets its own path.

@@ -7,8 +7,7 @@
 use std::cmp::Ordering;
 
 use super::{Encode, ValueEncoder};
-use crate::branch::Column;
-use crate::schema::SchemaWriter;
+use crate::branch::{Column, SchemaWriter};
 
 /// A key encoded alone: its columns, then its schema (keys of one type can have different
 /// schemas, as a `None` writes no inner node).

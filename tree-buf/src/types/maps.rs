@@ -6,9 +6,9 @@ use std::hash::{BuildHasher, Hash};
 
 use super::encoded_order::{by_encoding, cmp_entries, sort_by_encoded_key};
 use super::{is_empty_void, Decode, Encode, Lazy, ValueDecoder, ValueEncoder};
-use crate::branch::DecodeContext;
+use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::DecodeError;
-use crate::schema::{EncodeResult, NodeRef, NodeType, SchemaWriter};
+use crate::schema::{NodeRef, NodeType};
 
 /// Collects map sizes, keys and values.
 #[derive(Debug)]

@@ -23,9 +23,9 @@ pub use derive_support::{
 pub(crate) use primitives::char_from_code;
 pub(crate) use seq::{read_lengths, Lengths};
 
-use crate::branch::DecodeContext;
+use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::DecodeError;
-use crate::schema::{EncodeResult, NodeRef, SchemaWriter};
+use crate::schema::NodeRef;
 
 /// A type that tree-buf can encode. Derive it with `#[derive(Encode)]`.
 ///

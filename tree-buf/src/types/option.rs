@@ -1,9 +1,9 @@
 //! `Option<T>`: a presence stream, and the present values only in the child.
 
 use super::{Decode, Encode, Missing, ValueDecoder, ValueEncoder};
-use crate::branch::DecodeContext;
+use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::DecodeError;
-use crate::schema::{EncodeResult, NodeRef, NodeType, SchemaWriter};
+use crate::schema::{NodeRef, NodeType};
 
 /// Collects presence bits and the present values.
 #[derive(Debug)]

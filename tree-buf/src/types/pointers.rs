@@ -8,9 +8,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::{Decode, Encode, Lazy, ValueDecoder, ValueEncoder};
-use crate::branch::DecodeContext;
+use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::DecodeError;
-use crate::schema::{EncodeResult, NodeRef, SchemaWriter};
+use crate::schema::NodeRef;
 
 /// Encodes what a smart pointer points to, creating the encoder on first use.
 #[derive(Debug)]

@@ -9,9 +9,9 @@ use std::marker::PhantomData;
 
 use super::derive_support::check_unit;
 use super::{is_empty_void, Decode, Encode, ValueDecoder, ValueEncoder};
-use crate::branch::{Column, DecodeContext, Leaf, Words};
+use crate::branch::{Column, DecodeContext, EncodeResult, Leaf, SchemaWriter, Words};
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
-use crate::schema::{EncodeResult, NodeRef, NodeType, SchemaWriter};
+use crate::schema::{NodeRef, NodeType};
 
 /// Collects the values of a primitive type as they are.
 #[derive(Debug)]

@@ -12,9 +12,9 @@ use std::cmp::Ordering;
 
 use super::encoded_order::{by_encoding, cmp_items, sort_by_encoded_key};
 use super::{is_empty_void, Decode, Encode, Lazy, ValueDecoder, ValueEncoder};
-use crate::branch::DecodeContext;
+use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::{DecodeError, DecodeErrorKind};
-use crate::schema::{EncodeResult, NodeRef, NodeType, SchemaWriter};
+use crate::schema::{NodeRef, NodeType};
 
 /// Collects the length of every sequence and all their items.
 #[derive(Debug)]

@@ -7,10 +7,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::{is_empty_void, Decode, Encode, ValueDecoder, ValueEncoder};
-use crate::branch::{Column, DecodeContext, Leaf};
+use crate::branch::{Column, DecodeContext, EncodeResult, Leaf, SchemaWriter};
 use crate::encodings::string::StrColumn;
 use crate::error::DecodeError;
-use crate::schema::{EncodeResult, NodeRef, NodeType, SchemaWriter};
+use crate::schema::{NodeRef, NodeType};
 
 /// Collects strings back to back.
 #[derive(Debug, Default)]

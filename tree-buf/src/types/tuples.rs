@@ -1,9 +1,9 @@
 //! Tuples of up to twelve elements: one child per element.
 
 use super::{Decode, Encode, TupleNode, ValueDecoder, ValueEncoder};
-use crate::branch::DecodeContext;
+use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::DecodeError;
-use crate::schema::{EncodeResult, NodeRef, SchemaWriter};
+use crate::schema::NodeRef;
 
 macro_rules! tuple {
     ($encoder:ident, $decoder:ident, $len:expr; $($t:ident $i:tt),+) => {

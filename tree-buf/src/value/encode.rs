@@ -13,11 +13,11 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use super::Value;
-use crate::branch::{Column, Words};
+use crate::branch::{Column, EncodeResult, SchemaWriter, Words};
 use crate::encodings::string::StrColumn;
 use crate::error::EncodeError;
 use crate::options::{EncodeOptions, MAX_DEPTH};
-use crate::schema::{EncodeResult, NodeType, SchemaWriter};
+use crate::schema::NodeType;
 use crate::types::ValueEncoder;
 
 /// Collects [`Value`]s into columns, inferring the schema.

@@ -4,12 +4,11 @@
 //! owns a stream hands its column over at the same moment, so branch `i` is the `i`-th node with a
 //! stream in pre-order; the file needs no branch ids.
 
-use super::path::{Path, Segment};
-use super::tag::NodeType;
-use crate::branch::Column;
+use super::Column;
 use crate::encodings::bytes::{write_prefixed, write_varint};
 use crate::error::{EncodeError, EncodeErrorKind};
 use crate::options::MAX_DEPTH;
+use crate::schema::{NodeType, Path, Segment};
 
 /// The result type of encoders' `finish`.
 pub type EncodeResult = Result<(), EncodeError>;
