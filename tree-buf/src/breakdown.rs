@@ -5,9 +5,9 @@ use std::fmt;
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 
+use crate::branch::branch_encoding;
 use crate::encodings::describe::Describer;
 pub use crate::encodings::describe::{Codec, Encoding};
-use crate::encodings::{bool as bools, float, int, string};
 use crate::error::DecodeError;
 use crate::reader::Reader;
 use crate::schema::NodeType;
@@ -144,48 +144,6 @@ pub fn size_breakdown_with_options(
         table_bytes: view.table_bytes,
         branches,
     })
-}
-
-/// The encoding of the branch `bytes` of a `node_type` node, read as the stream family and word
-/// width the type stores; `paths` holds the path of every branch, by which a keyed string branch
-/// names its source.
-pub(crate) fn branch_encoding(
-    node_type: NodeType,
-    bytes: &[u8],
-    paths: &[String],
-    at: Describer,
-) -> Encoding {
-    if bytes.is_empty() {
-        return Encoding::empty();
-    }
-    let mut encoding = match node_type {
-        NodeType::Bool | NodeType::Option => bools::describe(bytes, at),
-        NodeType::U8 | NodeType::I8 => int::describe::<u8>(bytes, at),
-        NodeType::U16 | NodeType::I16 => int::describe::<u16>(bytes, at),
-        NodeType::U32 | NodeType::I32 | NodeType::Char | NodeType::Enum | NodeType::Union => {
-            int::describe::<u32>(bytes, at)
-        }
-        NodeType::U64 | NodeType::I64 | NodeType::Seq | NodeType::Map => {
-            int::describe::<u64>(bytes, at)
-        }
-        NodeType::U128 | NodeType::I128 => int::describe::<u128>(bytes, at),
-        NodeType::F32 => float::describe::<u32>(bytes, at),
-        NodeType::F64 => float::describe::<u64>(bytes, at),
-        NodeType::Str => string::describe(bytes, at),
-        // These own no branch.
-        NodeType::Void | NodeType::Unit | NodeType::Array | NodeType::Tuple | NodeType::Struct => {
-            Encoding::empty()
-        }
-    };
-    if let Codec::Keyed {
-        source_branch,
-        source_path,
-        ..
-    } = &mut encoding.codec
-    {
-        *source_path = paths.get(*source_branch).cloned();
-    }
-    encoding
 }
 
 impl SizeBreakdown {

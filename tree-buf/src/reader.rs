@@ -3,8 +3,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::branch::DecodeContext;
-use crate::breakdown::branch_encoding;
+use crate::branch::{branch_encoding, DecodeContext};
 use crate::encodings::describe::Describer;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::file::FileView;

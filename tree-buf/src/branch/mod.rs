@@ -5,11 +5,13 @@
 
 mod column;
 mod context;
+mod describe;
 mod keyed;
 mod writer;
 
 pub(crate) use column::{Column, Words};
 pub use context::{DecodeContext, Leaf};
+pub(crate) use describe::branch_encoding;
 pub(crate) use keyed::key_string_siblings;
 pub(crate) use writer::WrittenSchema;
 pub use writer::{EncodeResult, SchemaWriter};
