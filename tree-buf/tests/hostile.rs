@@ -322,6 +322,22 @@ fn the_file_sanity_craft_decodes() {
 }
 
 #[test]
+fn a_name_written_twice_under_one_node_is_an_error() {
+    for container in [STRUCT, ENUM] {
+        let schema = [container, 2, 1, b'a', UNIT, 1, b'a', UNIT];
+        let bytes = craft(&schema, &[]);
+        assert_kind::<Value>(&bytes, DecodeErrorKind::Corrupt);
+        assert!(tree_buf::Reader::new(&bytes).is_err());
+    }
+    // Names the same only in canonical form (JSON's `userId` and `user_id`) are two fields.
+    let schema = [STRUCT, 2, 6, b'u', b's', b'e', b'r', b'I', b'd', UNIT, 7];
+    let mut schema = schema.to_vec();
+    schema.extend_from_slice(b"user_id");
+    schema.push(UNIT);
+    assert!(tree_buf::Reader::new(&craft(&schema, &[])).is_ok());
+}
+
+#[test]
 fn a_length_of_two_to_the_sixty_is_an_error() {
     let mut lengths = vec![0x01];
     lengths.extend(varint_bytes(1 << 60));

@@ -165,6 +165,19 @@ impl SchemaTree {
                         .to_owned();
                     child(self, reader, Some(Segment::Name(name)))?;
                 }
+                // A name written twice would leave one of the two children without a path of
+                // its own; no writer does that.
+                let mut names: Vec<&str> = (pending[first_pending..].iter())
+                    .filter_map(|&child| match &self.nodes[child as usize].segment {
+                        Some(Segment::Name(name)) => Some(name.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                names.sort_unstable();
+                if let Some(twice) = names.windows(2).find(|pair| pair[0] == pair[1]) {
+                    return Err(corrupt(format!("two children are named `{}`", twice[0]))
+                        .at_path_if_unset(|| path(self)));
+                }
             }
             _ => {}
         }
