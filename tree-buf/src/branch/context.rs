@@ -1,16 +1,18 @@
 //! What decoders read from: the branches of one chunk, the budget that bounds decoded size, and
 //! the leaf columns decoders asked for.
 //!
-//! Decoding takes one pass over a type's decoders, then one batch:
+//! Decoding takes one pass over a type's decoders:
 //! - Building the decoders (`ValueDecoder::new`) decodes the streams that shape the value at once
 //!   (presence flags, lengths, discriminants), since they give the counts below them.
-//! - A leaf column (integers, floats, booleans, strings) is only registered: its decoder gets a
-//!   [`Leaf`] handle, charged to the budget then and there, and holding no values yet.
-//! - [`DecodeContext::decode_leaves`] then decodes every registered leaf in one fallible batch,
-//!   on rayon's threads when there is enough data, each converted to the decoder's type inside
-//!   its task, and fills the handles. Values are handed out only after that.
+//! - A leaf column (integers, floats, booleans, strings) is registered: its decoder gets a
+//!   [`Leaf`] handle, charged to the budget then and there, and converted to the decoder's type
+//!   by the decoding itself.
+//! - On one thread, a leaf is decoded as it is registered. When the leaves may be spread over
+//!   threads ([`DecodeContext::defer_leaves`]), they are only recorded, and
+//!   [`DecodeContext::decode_leaves`] decodes all of them in one fallible batch, on rayon's threads
+//!   when there is enough data, and fills the handles. Values are handed out only after that.
 //!
-//! So a decoder cannot derive a count from leaf values while it is built: it has none.
+//! Either way a decoder reads no leaf values while it is built, so no count may depend on them.
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -51,6 +53,16 @@ impl<C: Default> Leaf<C> {
         &mut self.column
     }
 
+    /// The column, first taken from the batch's cell if `len` of it is no more than `index`: a
+    /// decoder handing out value `index` then pays no more than the bounds check it makes anyway.
+    #[inline]
+    pub(crate) fn column_holding(&mut self, index: usize, len: impl FnOnce(&C) -> usize) -> &C {
+        if index >= len(&self.column) {
+            self.take_from_cell();
+        }
+        &self.column
+    }
+
     #[cold]
     fn take_from_cell(&mut self) {
         if let Some(cell) = self.cell.take() {
@@ -78,6 +90,8 @@ struct PendingLeaf<'a> {
 pub struct DecodeContext<'a> {
     branches: Vec<&'a [u8]>,
     budget: Budget,
+    /// Whether leaves wait for [`Self::decode_leaves`] instead of being decoded when registered.
+    defer: bool,
     pending: Vec<PendingLeaf<'a>>,
 }
 
@@ -100,11 +114,18 @@ impl<'a> DecodeContext<'a> {
         DecodeContext {
             branches,
             budget: Budget::new(budget),
+            defer: false,
             pending: Vec::new(),
         }
     }
 
-    /// Runs every registered leaf's task, on rayon's threads if `parallel` and they are large
+    /// Makes the leaves registered from now on wait for [`Self::decode_leaves`], which may spread
+    /// them over threads.
+    pub(crate) fn defer_leaves(&mut self) {
+        self.defer = true;
+    }
+
+    /// Runs every deferred leaf's task, on rayon's threads if `parallel` and they are large
     /// enough; the first failure, in the order they were registered, is the error. `tree` is any
     /// node of the schema, to name the failing one.
     pub(crate) fn decode_leaves(
@@ -165,7 +186,7 @@ impl<'a> DecodeContext<'a> {
     }
 
     /// Registers a leaf column of `count` values of `bytes_each` bytes: charged now, decoded from
-    /// `node`'s branch by `decode` in the batch.
+    /// `node`'s branch by `decode` now, or in the batch if leaves are deferred.
     fn leaf<C: Default + Send + Sync + 'a>(
         &mut self,
         node: NodeRef<'_>,
@@ -178,6 +199,11 @@ impl<'a> DecodeContext<'a> {
         }
         self.charge(node, count, bytes_each)?;
         let branch = self.branch(node);
+        if !self.defer {
+            let column = decode(branch, count, &mut self.budget)
+                .map_err(|e| e.at_path_if_unset(|| node.path()))?;
+            return Ok(Leaf { cell: None, column });
+        }
         let cell = Arc::new(OnceLock::new());
         let leaf = Leaf {
             cell: Some(Arc::clone(&cell)),

@@ -111,10 +111,10 @@ pub trait ValueEncoder<T: ?Sized> {
 /// generated code; not part of the stable API.
 ///
 /// `new` decodes the streams that shape the values (presence, lengths, discriminants) and
-/// registers the leaf columns they need with the context, which decodes and validates all of them
-/// in one batch once the whole tree of decoders is built (see [`decode_root`]). Only
-/// then is `next` called, exactly `count` times, and it cannot fail. `new` never sees leaf values,
-/// so no count may depend on them.
+/// registers the leaf columns they need with the context, which decodes and validates each (at
+/// once on one thread, or all in one batch once the whole tree of decoders is built when they may
+/// be spread over threads; see [`decode_root`]). Only then is `next` called, exactly `count` times,
+/// and it cannot fail. `new` never reads leaf values, so no count may depend on them.
 #[doc(hidden)]
 pub trait ValueDecoder<T>: Sized {
     /// Reads the `count` values stored under `node`.
@@ -165,14 +165,17 @@ pub(crate) fn is_empty_void(node: NodeRef<'_>, count: usize) -> Result<bool, Dec
     }
 }
 
-/// Builds the decoders of the `count` values under `node`, then decodes the leaf columns they
-/// registered, on rayon's threads if `parallel` and they are large enough.
+/// Builds the decoders of the `count` values under `node`; with `parallel`, the leaf columns they
+/// register are decoded afterwards, together, on rayon's threads if they are large enough.
 pub(crate) fn decode_root<T, D: ValueDecoder<T>>(
     mut ctx: DecodeContext<'_>,
     node: NodeRef<'_>,
     count: usize,
     parallel: bool,
 ) -> Result<D, DecodeError> {
+    if parallel {
+        ctx.defer_leaves();
+    }
     let decoder = D::new(node, count, &mut ctx)?;
     ctx.decode_leaves(node, parallel)?;
     Ok(decoder)

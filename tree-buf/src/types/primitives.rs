@@ -38,8 +38,7 @@ impl<T: Copy + Default> PrimitiveDecoder<T> {
     fn next_value(&mut self) -> T {
         let position = self.position;
         self.position += 1;
-        self.values
-            .column()
+        (self.values.column_holding(position, Vec::len))
             .get(position)
             .copied()
             .unwrap_or_default()

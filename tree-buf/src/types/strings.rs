@@ -75,7 +75,7 @@ impl<T: for<'s> From<&'s str>> ValueDecoder<T> for StrDecoder<T> {
 
     #[inline]
     fn next(&mut self) -> T {
-        let column = self.column.column();
+        let column = self.column.column_holding(self.position, StrColumn::len);
         let value = if self.position < column.len() {
             column.get(self.position)
         } else {
