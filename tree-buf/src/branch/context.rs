@@ -37,14 +37,16 @@ pub struct Leaf<C> {
 impl<C: Default> Leaf<C> {
     /// A column with no values, for a node that has none.
     pub(crate) fn empty() -> Self {
-        Leaf {
-            cell: None,
-            column: C::default(),
-        }
+        Leaf::decoded(C::default())
     }
 
-    /// The decoded column. Asked for before the batch has run (which decoders never do), it is
-    /// empty.
+    /// A column decoded already.
+    fn decoded(column: C) -> Self {
+        Leaf { cell: None, column }
+    }
+
+    /// The decoded column. Asked for before a deferred batch has run (which decoders never do),
+    /// it is empty.
     #[inline]
     pub(crate) fn column(&mut self) -> &mut C {
         if self.cell.is_some() {
@@ -259,7 +261,8 @@ impl<'a> DecodeContext<'a> {
         Ok((lengths, total))
     }
 
-    /// The `count` booleans of `node`'s branch, made into a column by `then` in the batch.
+    /// The `count` booleans of `node`'s branch, made into a column by `then` when they
+    /// are decoded.
     pub(crate) fn bools<C: Default + Send + Sync + 'a>(
         &mut self,
         node: NodeRef<'_>,
@@ -271,8 +274,8 @@ impl<'a> DecodeContext<'a> {
         })
     }
 
-    /// The `count` integer words of `node`'s branch, made into a column by `then` in the batch,
-    /// which takes `extra_bytes_each` more a value than the words.
+    /// The `count` integer words of `node`'s branch, made into a column by `then` when they
+    /// are decoded, which takes `extra_bytes_each` more a value than the words.
     pub(crate) fn words<W: Word, C: Default + Send + Sync + 'a>(
         &mut self,
         node: NodeRef<'_>,
@@ -286,8 +289,8 @@ impl<'a> DecodeContext<'a> {
         })
     }
 
-    /// The `count` float bit patterns of `node`'s branch, made into a column by `then` in the
-    /// batch, which takes `extra_bytes_each` more a value than the words.
+    /// The `count` float bit patterns of `node`'s branch, made into a column by `then` when they
+    /// are decoded, which takes `extra_bytes_each` more a value than the words.
     pub(crate) fn floats<W: FloatWord, C: Default + Send + Sync + 'a>(
         &mut self,
         node: NodeRef<'_>,
@@ -301,8 +304,8 @@ impl<'a> DecodeContext<'a> {
         })
     }
 
-    /// The `count` strings of `node`'s branch, made into a column by `then` in the batch, which
-    /// takes `extra_bytes_each` more a value. A keyed branch also decodes its source branch,
+    /// The `count` strings of `node`'s branch, made into a column by `then` when they are
+    /// decoded, which takes `extra_bytes_each` more a value. A keyed branch also decodes its source branch,
     /// which must come earlier and not be keyed itself, so that sources never chain.
     pub(crate) fn strings<C: Default + Send + Sync + 'a>(
         &mut self,
