@@ -1,0 +1,49 @@
+//! Encodes or decodes one dataset repeatedly on one thread, for a profiler to watch.
+//!
+//! `cargo run --release -p tree-buf-benches --example profile -- DATASET encode|decode [N]`,
+//! where DATASET is graphql, graphql-raw, geojson, baseball, retrosheet or aapl.
+
+use std::hint::black_box;
+
+use tree_buf::{DecodeOptions, EncodeOptions};
+use tree_buf_benches::Dataset;
+use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
+
+fn run<T: Dataset>(value: T, what: &str, times: usize) {
+    let encode_options = EncodeOptions::default().parallel(false);
+    let decode_options = DecodeOptions::default().parallel(false);
+    let bytes = tree_buf::encode_with_options(&value, &encode_options).expect("encodes");
+    println!("{} bytes", bytes.len());
+    if let Ok(path) = std::env::var("PROFILE_WRITE") {
+        std::fs::write(path, &bytes).expect("writes the file");
+    }
+    let start = std::time::Instant::now();
+    for _ in 0..times {
+        match what {
+            "encode" => drop(black_box(
+                tree_buf::encode_with_options(black_box(&value), &encode_options).expect("encodes"),
+            )),
+            "decode" => drop(black_box(
+                tree_buf::decode_with_options::<T>(black_box(&bytes), &decode_options)
+                    .expect("decodes"),
+            )),
+            other => panic!("encode or decode, not {other}"),
+        }
+    }
+    println!("{:?} each", start.elapsed() / times as u32);
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (dataset, what) = (args[0].as_str(), args[1].as_str());
+    let times = args.get(2).map_or(10, |n| n.parse().expect("a count"));
+    match dataset {
+        "graphql" => run(graphql::load().unwrap(), what, times),
+        "graphql-raw" => run(graphql::load_raw().unwrap(), what, times),
+        "geojson" => run(geojson::load().unwrap(), what, times),
+        "baseball" => run(baseball::load().unwrap(), what, times),
+        "retrosheet" => run(retrosheet::load_all().unwrap(), what, times),
+        "aapl" => run(stocks::load().unwrap(), what, times),
+        other => panic!("unknown dataset {other}"),
+    }
+}
