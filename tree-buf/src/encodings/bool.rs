@@ -139,7 +139,7 @@ impl<'a> BoolStream<'a> {
 }
 
 pub(crate) fn encode(values: &[bool], settings: &Settings, out: &mut Vec<u8>) {
-    zstd::best_of(settings, out, |settings, out| {
+    zstd::best_of(settings, values, 1, out, |values, settings, out| {
         let packed_size = 1 + values.len().div_ceil(8);
         let mut runs = Vec::new();
         for (index, &value) in values.iter().enumerate() {

@@ -101,7 +101,7 @@ enum Choice {
 
 /// Encodes float bit patterns with the cascade that gives the fewest bytes.
 pub(crate) fn encode<W: FloatWord>(values: &[W], settings: &Settings, out: &mut Vec<u8>) {
-    zstd::best_of(settings, out, |settings, out| {
+    zstd::best_of(settings, values, 1, out, |values, settings, out| {
         let choice = choose(values, settings);
         encode_as(values, choice, settings, out);
     });

@@ -25,6 +25,7 @@
 //! Every string must be valid UTF-8 on its own: a string boundary inside a character is corrupt.
 
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::ops::Range;
 
 use super::budget::Budget;
@@ -77,11 +78,49 @@ impl StrColumn {
 }
 
 pub(crate) fn encode(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {
-    let dictionary = Dictionary::of(column).filter(|d| d.estimate() < plain_estimate(column));
-    zstd::best_of(settings, out, |settings, out| match &dictionary {
-        Some(dictionary) => dictionary.encode(settings, out),
-        None => encode_plain(column, settings, out),
+    let dictionary_of = |column: &StrColumn| {
+        Dictionary::of(column).filter(|d| d.estimate() < plain_estimate(column))
+    };
+    // The whole column may be encoded twice (with and without whole-byte codecs): its
+    // dictionary is built once. Samples of it build their own.
+    let dictionary = dictionary_of(column);
+    zstd::best_of(settings, column, 1, out, |part, settings, out| {
+        let sampled;
+        let dictionary = if std::ptr::eq(part, column) {
+            &dictionary
+        } else {
+            sampled = dictionary_of(part);
+            &sampled
+        };
+        match dictionary {
+            Some(dictionary) => dictionary.encode(settings, out),
+            None => encode_plain(part, settings, out),
+        }
     });
+}
+
+impl zstd::Sampled for StrColumn {
+    fn len(&self) -> usize {
+        StrColumn::len(self)
+    }
+
+    fn aligned_bytes_per_value(&self) -> usize {
+        // The bytes, and a length of a byte or two.
+        self.bytes.len() / self.spans.len().max(1) + 2
+    }
+
+    fn windows(&self, window: usize, count: usize) -> Cow<'_, Self> {
+        let Some(starts) = zstd::window_starts(self.len(), window, count) else {
+            return Cow::Borrowed(self);
+        };
+        let mut sample = StrColumn::default();
+        for start in starts {
+            for index in start..start + window {
+                sample.push(self.get(index));
+            }
+        }
+        Cow::Owned(sample)
+    }
 }
 
 fn encode_plain(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {

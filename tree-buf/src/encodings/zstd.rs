@@ -9,6 +9,8 @@
 //! Without the `zstd` feature, encoders never write this stage and decoding one is an
 //! `UnsupportedVersion` error; it is still described, from its header.
 
+use std::borrow::Cow;
+
 use super::budget::Budget;
 use super::bytes::{write_varint, ByteReader};
 use super::describe::{Codec, Describer, Encoding};
@@ -26,30 +28,183 @@ const MIN_BYTES: usize = 512;
 /// codec is still exercised, and nothing writes a frame to decode).
 const COMPRESSES: bool = cfg!(all(feature = "zstd", not(miri)));
 
-/// Runs `encode` (with `settings`), then, for a large result and a zstd level in the settings,
-/// also encodes with whole-byte codecs only (zstd finds repeats in whole bytes; bit-packed data
-/// hides them), compresses that, and keeps it if the settings find the saving worth it.
-pub(crate) fn best_of(
+/// A column the zstd stage can judge on a sample of its values.
+pub(crate) trait Sampled: ToOwned {
+    fn len(&self) -> usize;
+
+    /// About how many bytes a value takes in the byte-aligned encoding.
+    fn aligned_bytes_per_value(&self) -> usize;
+
+    /// `count` evenly spaced windows of `window` neighbouring values, or the whole column when
+    /// that is no more.
+    fn windows(&self, window: usize, count: usize) -> Cow<'_, Self>;
+}
+
+impl<T: Copy> Sampled for [T] {
+    fn len(&self) -> usize {
+        <[T]>::len(self)
+    }
+
+    fn aligned_bytes_per_value(&self) -> usize {
+        size_of::<T>().max(1)
+    }
+
+    fn windows(&self, window: usize, count: usize) -> Cow<'_, Self> {
+        match window_starts(self.len(), window, count) {
+            None => Cow::Borrowed(self),
+            Some(starts) => Cow::Owned(
+                starts
+                    .flat_map(|start| &self[start..start + window])
+                    .copied()
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// The starts of `count` evenly spaced windows of `window` values among `len` (fewer if they do
+/// not fit), or `None` when the windows would cover every value.
+pub(crate) fn window_starts(
+    len: usize,
+    window: usize,
+    count: usize,
+) -> Option<impl Iterator<Item = usize>> {
+    let window = window.max(1);
+    if len <= window * count {
+        return None;
+    }
+    let windows = (len / window).min(count);
+    let stride = len / window / windows * window;
+    Some((0..windows).map(move |w| w * stride))
+}
+
+/// The zstd stage is judged on this many windows of the column...
+const SAMPLE_WINDOWS: usize = 16;
+/// ...of about this many bytes each, once byte-aligned: zstd's gains on a column come mostly
+/// from repeats among neighbours, which windows this long keep.
+const SAMPLE_WINDOW_BYTES: usize = 4096;
+
+/// Runs `encode` on `values` (with `settings`), then, when the settings have a zstd level and the
+/// result is large, decides whether whole-byte codecs and a zstd frame do better (zstd finds
+/// repeats in whole bytes; bit-packed data hides them), and writes that instead if the settings
+/// find the saving worth it.
+///
+/// Nothing is compressed only to be compared and thrown away where a cheaper guess rules zstd
+/// out: the byte-aligned encoding of a sample of windows of `values` (each a multiple of `align`
+/// values long) is first sized by [`likely_size`], an optimistic guess of zstd's output, and
+/// then, for a column larger than its sample, compressed for a real measure of zstd's gain. Only
+/// a column that is likely to gain is encoded byte-aligned and compressed in full, once.
+pub(crate) fn best_of<V: Sampled + ?Sized>(
     settings: &Settings,
+    values: &V,
+    align: usize,
     out: &mut Vec<u8>,
-    encode: impl Fn(&Settings, &mut Vec<u8>),
+    encode: impl Fn(&V, &Settings, &mut Vec<u8>),
 ) {
     let start = out.len();
-    encode(settings, out);
+    encode(values, settings, out);
     let Some(level) = settings.zstd_level.filter(|_| COMPRESSES) else {
         return;
     };
-    if out.len() - start < MIN_BYTES {
+    let plain = out.len() - start;
+    if plain < MIN_BYTES {
         return;
     }
+    let aligned_settings = settings.byte_aligned();
+    let align = align.max(1);
+    let window = (SAMPLE_WINDOW_BYTES / values.aligned_bytes_per_value()).div_ceil(align) * align;
+    // A sample much smaller than the column, or the column itself.
+    let sample = Some(values.windows(window, SAMPLE_WINDOWS))
+        .filter(|sample| sample.len() * 4 <= values.len())
+        .unwrap_or(Cow::Borrowed(values));
+    let whole = sample.len() == values.len();
     let mut aligned = Vec::new();
-    encode(&settings.byte_aligned(), &mut aligned);
+    encode(&sample, &aligned_settings, &mut aligned);
+    // The sample is judged against its own encoding without zstd, and the column's gain taken
+    // to be in proportion: a sample has the column's kind of values, not its proportions of
+    // them (a dictionary over a sample has more entries per value than over the column).
+    let sample_plain = if whole {
+        plain
+    } else {
+        let mut sample_out = Vec::new();
+        encode(&sample, settings, &mut sample_out);
+        sample_out.len().max(1)
+    };
+    let predicted = |bytes: usize| bytes * plain / sample_plain;
+    let likely = predicted(likely_size(&aligned));
+    if !settings.keeps_zstd(likely, plain) {
+        return;
+    }
+    // zstd's frames come out at most about a quarter larger than the guess: a column that gains
+    // enough even then is compressed in full at once; one nearer the line is measured on its
+    // sample first.
+    if !whole && !settings.keeps_zstd(likely * 5 / 4, plain) {
+        let Some(compressed) = compress_frame(&aligned, level) else {
+            return;
+        };
+        // A sample's frame compresses a little worse than the column's (repeats far apart):
+        // keep a column in the running when it comes near.
+        if !settings.keeps_zstd(predicted(compressed.len()) * 20 / 21, plain) {
+            return;
+        }
+    }
+    if !whole {
+        aligned.clear();
+        encode(values, &aligned_settings, &mut aligned);
+    }
     if let Some(compressed) = compress(&aligned, level) {
-        if settings.keeps_zstd(compressed.len(), out.len() - start) {
+        if settings.keeps_zstd(compressed.len(), plain) {
             out.truncate(start);
             out.extend_from_slice(&compressed);
         }
     }
+}
+
+/// An optimistic guess of the size zstd compresses `bytes` to, at a small fraction of its cost:
+/// a greedy parse that finds repeats of 4 bytes or more through a table of the last position of
+/// each hashed 4-byte sequence, each repeat costing a byte and a half (zstd's sequences cost two
+/// to three), and the bytes between repeats costing their order-0 entropy (zstd's literals are
+/// Huffman coded, which comes no closer). zstd finds at least these repeats, so it rarely does
+/// better than the guess by much, and a column the guess rules out is not worth compressing.
+pub(crate) fn likely_size(bytes: &[u8]) -> usize {
+    const MIN_MATCH: usize = 4;
+    /// A repeat's cost, in eighths of a byte.
+    const MATCH_EIGHTHS: usize = 12;
+    let table_bits = (usize::BITS - bytes.len().leading_zeros()).clamp(8, 16);
+    let mut last_seen = vec![u32::MAX; 1 << table_bits];
+    let mut literals = [0u32; 256];
+    let mut literal_count = 0usize;
+    let mut matches = 0usize;
+    let mut at = 0;
+    while at + MIN_MATCH <= bytes.len() {
+        let key = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+        let slot = (key.wrapping_mul(0x9e37_79b1) >> (32 - table_bits)) as usize;
+        let candidate = last_seen[slot] as usize;
+        last_seen[slot] = at as u32;
+        if candidate < at && bytes[candidate..candidate + MIN_MATCH] == bytes[at..at + MIN_MATCH] {
+            let length = MIN_MATCH
+                + (bytes[at + MIN_MATCH..].iter())
+                    .zip(&bytes[candidate + MIN_MATCH..])
+                    .take_while(|(a, b)| a == b)
+                    .count();
+            matches += 1;
+            at += length;
+        } else {
+            literals[usize::from(bytes[at])] += 1;
+            literal_count += 1;
+            at += 1;
+        }
+    }
+    for &byte in &bytes[at.min(bytes.len())..] {
+        literals[usize::from(byte)] += 1;
+        literal_count += 1;
+    }
+    let total = literal_count as f64;
+    let literal_bits: f64 = (literals.iter())
+        .filter(|&&count| count > 0)
+        .map(|&count| f64::from(count) * (total / f64::from(count)).log2())
+        .sum();
+    (literal_bits / 8.0) as usize + (matches * MATCH_EIGHTHS).div_ceil(8)
 }
 
 /// `stream` compressed into a bare zstd frame at `level`, or `None` if zstd fails.
@@ -73,6 +228,8 @@ fn compress_frame(stream: &[u8], level: i32) -> Option<Vec<u8>> {
             None => *slot = Some((level, ::zstd::bulk::Compressor::new(level).ok()?)),
         }
         let (_, compressor) = slot.as_mut()?;
+        #[cfg(test)]
+        tests::BYTES_COMPRESSED.with(|bytes| bytes.set(bytes.get() + stream.len()));
         compressor.compress(stream).ok()
     })
 }
@@ -204,6 +361,86 @@ impl<'a> Frame<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encodings::int;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// How many bytes this thread handed to zstd, to check what the stage compresses.
+        pub(super) static BYTES_COMPRESSED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// `values` encoded as an integer column with `settings`, and the bytes zstd was given.
+    fn encoded_with_compressed_bytes(values: &[u64], settings: &Settings) -> (Vec<u8>, usize) {
+        BYTES_COMPRESSED.with(|bytes| bytes.set(0));
+        let mut out = Vec::new();
+        int::encode(values, settings, &mut out);
+        (out, BYTES_COMPRESSED.with(Cell::get))
+    }
+
+    /// Pseudo-random words of `bits` bits.
+    fn noise(len: usize, bits: u32) -> Vec<u64> {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state >> (64 - bits)
+            })
+            .collect()
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    #[cfg(feature = "zstd")]
+    fn the_guess_rules_out_noise_and_stays_below_zstd() {
+        let noise: Vec<u8> = noise(20_000, 8).into_iter().map(|v| v as u8).collect();
+        let guess = likely_size(&noise);
+        assert!(guess > noise.len() * 95 / 100, "{guess} for noise");
+        let text: Vec<u8> = (0..2_000)
+            .flat_map(|i| format!("2016-{:02}-{:02},", i % 12 + 1, i % 28 + 1).into_bytes())
+            .collect();
+        let words: Vec<u8> = (0..20_000u64)
+            .flat_map(|i| [1_000_003u64, 77_777_777, 5][(i * i % 3) as usize].to_le_bytes())
+            .collect();
+        for shape in [&noise, &text, &words] {
+            let compressed = compress_frame(shape, 3).unwrap().len();
+            let guess = likely_size(shape);
+            // Optimistic: never far above what zstd reaches.
+            assert!(
+                guess <= compressed + compressed / 10 + 16,
+                "{guess} > {compressed}"
+            );
+        }
+        assert!(likely_size(&text) < text.len() / 4);
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    #[cfg(feature = "zstd")]
+    fn columns_are_compressed_once_and_only_when_it_pays() {
+        // Noise: a sample is measured, the column never compressed.
+        let values = noise(200_000, 40);
+        let (out, compressed) = encoded_with_compressed_bytes(&values, &Settings::default());
+        assert_ne!(out[0], TAG);
+        // Less than an eighth of its aligned bytes.
+        assert!(compressed < values.len(), "{compressed} bytes compressed");
+        // Repeated patterns: compressed in full once, besides a sample.
+        let values: Vec<u64> = (0..200_000u64)
+            .map(|i| [1_000_003, 77_777_777, 5, 123_456_789_012][(i * i % 4) as usize])
+            .collect();
+        let (out, compressed) = encoded_with_compressed_bytes(&values, &Settings::default());
+        assert_eq!(out[0], TAG);
+        assert!(
+            compressed <= values.len() * 8 * 5 / 4,
+            "{compressed} bytes compressed"
+        );
+        // Small columns are compressed whole, when the guess allows it.
+        let (out, compressed) =
+            encoded_with_compressed_bytes(&noise(500, 64), &Settings::default());
+        assert_ne!(out[0], TAG);
+        assert_eq!(compressed, 0);
+    }
 
     fn decompress(
         body: &[u8],
@@ -290,9 +527,13 @@ mod tests {
     fn without_the_feature_nothing_is_compressed_and_frames_name_it() {
         assert!(compress(&[7u8; 10_000], 3).is_none());
         let mut out = Vec::new();
-        best_of(&Settings::small(), &mut out, |_, out| {
-            out.extend([0u8; 4096])
-        });
+        best_of(
+            &Settings::small(),
+            &[0u8; 4096][..],
+            1,
+            &mut out,
+            |values, _, out| out.extend_from_slice(values),
+        );
         assert_eq!(out.len(), 4096);
         let error = decompress(&[4, 1, 2, 3], 10, &mut Budget::new(u64::MAX)).unwrap_err();
         assert_eq!(

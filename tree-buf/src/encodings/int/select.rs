@@ -214,9 +214,13 @@ pub(crate) fn encode_grouped<W: Word>(
 }
 
 fn encode_top<W: Word>(values: &[W], group: Option<usize>, settings: &Settings, out: &mut Vec<u8>) {
-    zstd::best_of(settings, out, |settings, out| {
-        encode_choice(values, group, settings, Chain::default(), out)
-    });
+    zstd::best_of(
+        settings,
+        values,
+        group.unwrap_or(1),
+        out,
+        |values, settings, out| encode_choice(values, group, settings, Chain::default(), out),
+    );
 }
 
 /// Encodes a stream nested in another encoding, behind its byte length (`prefixed` in the
@@ -272,16 +276,7 @@ pub(crate) fn sample<W: Word>(values: &[W], align: usize) -> Cow<'_, [W]> {
 
 /// [`WINDOWS`] evenly spaced windows of `window` neighbours (all values if that is no fewer).
 pub(crate) fn sample_windows<W: Word>(values: &[W], window: usize) -> Cow<'_, [W]> {
-    if values.len() <= window * WINDOWS {
-        return Cow::Borrowed(values);
-    }
-    let windows = (values.len() / window).min(WINDOWS);
-    let stride = values.len() / window / windows * window;
-    let mut sample = Vec::with_capacity(window * windows);
-    for w in 0..windows {
-        sample.extend_from_slice(&values[w * stride..w * stride + window]);
-    }
-    Cow::Owned(sample)
+    zstd::Sampled::windows(values, window, WINDOWS)
 }
 
 /// The transform that should make the column smallest, or `None` when a leaf codec alone wins.
