@@ -166,38 +166,44 @@ pub(crate) fn best_of<V: Sampled + ?Sized>(
 /// to three), and the bytes between repeats costing their order-0 entropy (zstd's literals are
 /// Huffman coded, which comes no closer). zstd finds at least these repeats, so it rarely does
 /// better than the guess by much, and a column the guess rules out is not worth compressing.
+/// Where no repeat turns up for a while the parse takes longer steps, as LZ4 does: what it
+/// skips is noise, which zstd cannot shrink either.
 pub(crate) fn likely_size(bytes: &[u8]) -> usize {
     const MIN_MATCH: usize = 4;
     /// A repeat's cost, in eighths of a byte.
     const MATCH_EIGHTHS: usize = 12;
-    let table_bits = (usize::BITS - bytes.len().leading_zeros()).clamp(8, 16);
-    let mut last_seen = vec![u32::MAX; 1 << table_bits];
+    /// After this many positions without a repeat, the step grows by one.
+    const MISSES_PER_STEP: usize = 32;
+    // Every byte is a literal until a repeat covers it.
     let mut literals = [0u32; 256];
-    let mut literal_count = 0usize;
+    for &byte in bytes {
+        literals[usize::from(byte)] += 1;
+    }
+    let mut literal_count = bytes.len();
+    let table_bits = (usize::BITS - bytes.len().leading_zeros()).clamp(6, 16) - 2;
+    let mut last_seen = vec![u32::MAX; 1 << table_bits];
     let mut matches = 0usize;
+    let mut misses = 0;
     let mut at = 0;
-    while at + MIN_MATCH <= bytes.len() {
-        let key = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    while let Some(&[a, b, c, d]) = bytes.get(at..at + MIN_MATCH) {
+        let key = u32::from_le_bytes([a, b, c, d]);
         let slot = (key.wrapping_mul(0x9e37_79b1) >> (32 - table_bits)) as usize;
         let candidate = last_seen[slot] as usize;
         last_seen[slot] = at as u32;
-        if candidate < at && bytes[candidate..candidate + MIN_MATCH] == bytes[at..at + MIN_MATCH] {
+        if candidate < at && bytes[candidate..candidate + MIN_MATCH] == [a, b, c, d] {
             let length = MIN_MATCH
-                + (bytes[at + MIN_MATCH..].iter())
-                    .zip(&bytes[candidate + MIN_MATCH..])
-                    .take_while(|(a, b)| a == b)
-                    .count();
+                + common_prefix(&bytes[at + MIN_MATCH..], &bytes[candidate + MIN_MATCH..]);
+            for &byte in &bytes[at..at + length] {
+                literals[usize::from(byte)] -= 1;
+            }
+            literal_count -= length;
             matches += 1;
+            misses = 0;
             at += length;
         } else {
-            literals[usize::from(bytes[at])] += 1;
-            literal_count += 1;
-            at += 1;
+            misses += 1;
+            at += 1 + misses / MISSES_PER_STEP;
         }
-    }
-    for &byte in &bytes[at.min(bytes.len())..] {
-        literals[usize::from(byte)] += 1;
-        literal_count += 1;
     }
     let total = literal_count as f64;
     let literal_bits: f64 = (literals.iter())
@@ -205,6 +211,24 @@ pub(crate) fn likely_size(bytes: &[u8]) -> usize {
         .map(|&count| f64::from(count) * (total / f64::from(count)).log2())
         .sum();
     (literal_bits / 8.0) as usize + (matches * MATCH_EIGHTHS).div_ceil(8)
+}
+
+/// How many bytes `a` and `b` have in common from their start, compared eight at a time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let mut length = 0;
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        let differ = u64::from_le_bytes(x.try_into().unwrap_or_default())
+            ^ u64::from_le_bytes(y.try_into().unwrap_or_default());
+        if differ != 0 {
+            return length + (differ.trailing_zeros() / 8) as usize;
+        }
+        length += 8;
+    }
+    length
+        + (a[length..].iter())
+            .zip(&b[length..])
+            .take_while(|(x, y)| x == y)
+            .count()
 }
 
 /// `stream` compressed into a bare zstd frame at `level`, or `None` if zstd fails.
