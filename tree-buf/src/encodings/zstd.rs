@@ -132,17 +132,12 @@ pub(crate) fn best_of<V: Sampled + ?Sized>(
     };
     let predicted = |bytes: usize| bytes * plain / sample_plain;
     let likely = predicted(likely_size(&aligned));
-    if std::env::var("TB_DEBUG").is_ok() {
-        let (lit, m) = greedy_parse(&aligned);
-        eprintln!("DEBUG n {} whole {whole} plain {plain} sample_plain {sample_plain} aligned {} lit {lit} matches {m} zstd {:?}", values.len(), aligned.len(), compress_frame(&aligned, level).map(|f| f.len()));
-    }
     if !settings.keeps_zstd(likely, plain) {
         return;
     }
-    // zstd's frames come out at most about a quarter larger than the guess: a column that gains
-    // enough even then is compressed in full at once; one nearer the line is measured on its
-    // sample first.
-    if !whole && !settings.keeps_zstd(likely * 5 / 4, plain) {
+    // zstd's frames come out at most about twice the guess: a column that gains enough even then
+    // is compressed in full at once; one nearer the line is measured on its sample first.
+    if !whole && !settings.keeps_zstd(likely * 2, plain) {
         let Some(compressed) = compress_frame(&aligned, level) else {
             return;
         };
