@@ -176,8 +176,8 @@ pub fn print(rows: &[Row], targets: &[(String, Targets)]) {
 
     println!("\n### Speed summary\n");
     println!(
-        "tree-buf's round trip and decode times as multiples of a peer's, from the tables above \
-         (below 1.00x: faster than the peer), and its throughputs. Each cell is tree-buf on one \
+        "tree-buf's round trip and decode times as multiples of a peer's, from the dataset \
+         tables (below 1.00x: faster than the peer), and its throughputs. Each cell is tree-buf on one \
          thread, as every peer runs, then in parallel in parentheses. Bytes are the same either \
          way.\n"
     );
