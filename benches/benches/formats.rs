@@ -1,6 +1,7 @@
 //! The timed comparisons of the `report` binary, under criterion: encode, decode and round trip of
 //! each dataset in every format the report times (its size-only rows are left out), and the
-//! partial loads of the GeoJSON names, also on files with 1, 4 and 16 times the geometry.
+//! partial loads of the GeoJSON names, also on files with 1, 4 and 16 times the geometry. As in the
+//! report, tree-buf runs on one thread except in the rows named parallel.
 //!
 //! The datasets are the report's (the GraphQL response typed and all strings, the GeoJSON
 //! countries with the lossy row, the Baseball Databank, Retrosheet and the AAPL prices), except
@@ -14,8 +15,8 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use tree_buf_benches::{
-    encode_checked, formats, load_compact_names, load_names, names_file, with_repeated_geometry,
-    CompactNames, Dataset, Names,
+    encode_checked, formats, load_compact_names, load_everything, load_names, names_file,
+    one_thread, with_repeated_geometry, CompactNames, Dataset, Names,
 };
 use tree_buf_datasets::{baseball, datasets_dir, geojson, graphql, retrosheet, stocks};
 
@@ -50,8 +51,17 @@ fn partial_load(c: &mut Criterion, countries: &geojson::FeatureCollection) {
     group.bench_function("tree-buf partial load (String)", |b| {
         b.iter(|| load_names(black_box(&bytes)))
     });
-    group.bench_function("tree-buf full decode", |b| {
-        b.iter(|| tree_buf::decode::<geojson::FeatureCollection>(black_box(&bytes)).unwrap())
+    group.bench_function("tree-buf full load (Reader, no data checksum)", |b| {
+        b.iter(|| load_everything(black_box(&bytes)))
+    });
+    group.bench_function("tree-buf full decode (data checksum verified)", |b| {
+        b.iter(|| {
+            tree_buf::decode_with_options::<geojson::FeatureCollection>(
+                black_box(&bytes),
+                &one_thread(),
+            )
+            .unwrap()
+        })
     });
     group.bench_function("serde_json full parse", |b| {
         b.iter(|| serde_json::from_slice::<geojson::FeatureCollection>(black_box(&json)).unwrap())

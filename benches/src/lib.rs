@@ -1,11 +1,11 @@
 //! The formats tree-buf is measured against, how their output is checked, and how they are
 //! timed. Shared by the criterion benches and the `report` binary.
 
-use std::time::{Duration, Instant};
+pub mod timing;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use tree_buf::{EncodeOptions, Preference, Value};
+use tree_buf::{DecodeOptions, EncodeOptions, Preference, Value};
 use tree_buf_datasets::geojson::{self, FeatureCollection};
 
 /// What a dataset type must support to be measured in every format.
@@ -52,7 +52,41 @@ fn unzstd(bytes: &[u8]) -> Vec<u8> {
     zstd::stream::decode_all(bytes).expect("zstd decompresses")
 }
 
-/// Every format, peers and tree-buf; `floats` adds tree-buf with a lossy tolerance of 2^-12.
+/// The name of tree-buf's row with the default options on one thread: the headline, since every
+/// peer runs on one.
+pub const TREE_BUF: &str = "tree-buf";
+/// The name of tree-buf's row with the default options, encoding and decoding in parallel.
+pub const TREE_BUF_PARALLEL: &str = "tree-buf (parallel)";
+/// The name of tree-buf's row with [`Preference::Faster`] on one thread.
+pub const TREE_BUF_FASTER: &str = "tree-buf (faster)";
+/// The name of tree-buf's row with [`Preference::Faster`], encoding and decoding in parallel.
+pub const TREE_BUF_FASTER_PARALLEL: &str = "tree-buf (faster, parallel)";
+/// The name of plain bitcode's row.
+pub const BITCODE: &str = "bitcode";
+/// The name of the row of bitcode compressed by zstd at level 3.
+pub const BITCODE_ZSTD: &str = "bitcode + zstd-3";
+/// The name of the row of MessagePack with field names.
+pub const RMP_NAMED: &str = "rmp-serde (named)";
+
+/// Decode options on one thread, as every peer decodes.
+pub fn one_thread() -> DecodeOptions {
+    DecodeOptions::default().parallel(false)
+}
+
+fn tree_buf_encode<T: Dataset>(value: &T, preference: Preference, parallel: bool) -> Vec<u8> {
+    let options = EncodeOptions::default()
+        .prefer(preference)
+        .parallel(parallel);
+    tree_buf::encode_with_options(value, &options).expect("encodes")
+}
+
+fn tree_buf_decode<T: Dataset>(bytes: &[u8], parallel: bool) -> T {
+    tree_buf::decode_with_options(bytes, &DecodeOptions::default().parallel(parallel))
+        .expect("tree-buf decodes")
+}
+
+/// Every format, tree-buf and peers. tree-buf's rows run on one thread unless their name says
+/// `parallel`; `floats` adds tree-buf with a lossy tolerance of 2^-12.
 pub fn formats<T: Dataset>(floats: bool) -> Vec<Format<T>> {
     let format = |name, encode, decode| Format {
         name,
@@ -63,22 +97,43 @@ pub fn formats<T: Dataset>(floats: bool) -> Vec<Format<T>> {
     };
     let mut formats = vec![
         format(
-            "tree-buf",
-            |v: &T| tree_buf::encode(v),
-            |b: &[u8]| tree_buf::decode(b).expect("tree-buf decodes"),
+            TREE_BUF,
+            |v: &T| tree_buf_encode(v, Preference::Balanced, false),
+            |b: &[u8]| tree_buf_decode(b, false),
         ),
+        format(
+            TREE_BUF_PARALLEL,
+            |v: &T| tree_buf_encode(v, Preference::Balanced, true),
+            |b: &[u8]| tree_buf_decode(b, true),
+        ),
+        format(
+            TREE_BUF_FASTER,
+            |v: &T| tree_buf_encode(v, Preference::Faster, false),
+            |b: &[u8]| tree_buf_decode(b, false),
+        ),
+        format(
+            TREE_BUF_FASTER_PARALLEL,
+            |v: &T| tree_buf_encode(v, Preference::Faster, true),
+            |b: &[u8]| tree_buf_decode(b, true),
+        ),
+    ];
+    if floats {
+        formats.push(Format {
+            lossy: true,
+            ..format(
+                "tree-buf (lossy 2^-12)",
+                |v: &T| tree_buf::encode_with_options(v, &lossy_options()).expect("encodes"),
+                |b: &[u8]| tree_buf_decode(b, false),
+            )
+        });
+    }
+    formats.extend([
         Format {
             size_only: true,
             ..format(
                 "tree-buf (smaller)",
-                |v: &T| {
-                    tree_buf::encode_with_options(
-                        v,
-                        &EncodeOptions::default().prefer(Preference::Smaller),
-                    )
-                    .expect("encodes")
-                },
-                |b: &[u8]| tree_buf::decode(b).expect("tree-buf decodes"),
+                |v: &T| tree_buf_encode(v, Preference::Smaller, false),
+                |b: &[u8]| tree_buf_decode(b, false),
             )
         },
         format(
@@ -100,7 +155,7 @@ pub fn formats<T: Dataset>(floats: bool) -> Vec<Format<T>> {
             )
         },
         format(
-            "rmp-serde (named)",
+            RMP_NAMED,
             |v: &T| rmp_serde::to_vec_named(v).expect("MessagePack"),
             |b: &[u8]| rmp_serde::from_slice(b).expect("MessagePack"),
         ),
@@ -120,12 +175,12 @@ pub fn formats<T: Dataset>(floats: bool) -> Vec<Format<T>> {
             |b: &[u8]| postcard::from_bytes(b).expect("postcard"),
         ),
         format(
-            "bitcode",
+            BITCODE,
             |v: &T| bitcode::encode(v),
             |b: &[u8]| bitcode::decode(b).expect("bitcode"),
         ),
         format(
-            "bitcode + zstd-3",
+            BITCODE_ZSTD,
             |v: &T| zstd(bitcode::encode(v), 3),
             |b: &[u8]| bitcode::decode(&unzstd(b)).expect("bitcode"),
         ),
@@ -137,29 +192,18 @@ pub fn formats<T: Dataset>(floats: bool) -> Vec<Format<T>> {
                 |b: &[u8]| bitcode::decode(&unzstd(b)).expect("bitcode"),
             )
         },
-    ];
-    if floats {
-        formats.insert(
-            1,
-            Format {
-                lossy: true,
-                ..format(
-                    "tree-buf (lossy 2^-12)",
-                    |v: &T| tree_buf::encode_with_options(v, &lossy_options()).expect("encodes"),
-                    |b: &[u8]| tree_buf::decode(b).expect("tree-buf decodes"),
-                )
-            },
-        );
-    }
+    ]);
     formats
 }
 
 /// The exponent of the lossy row's tolerance: floats are kept within 2^-12.
 pub const LOSSY_EXPONENT: i32 = -12;
 
-/// The options of the lossy row: a float tolerance of 2^[`LOSSY_EXPONENT`].
+/// The options of the lossy row: a float tolerance of 2^[`LOSSY_EXPONENT`], on one thread.
 pub fn lossy_options() -> EncodeOptions {
-    EncodeOptions::default().lossy_float_tolerance(LOSSY_EXPONENT)
+    EncodeOptions::default()
+        .parallel(false)
+        .lossy_float_tolerance(LOSSY_EXPONENT)
 }
 
 /// How far [`lossy_options`] may move a finite float: 2^[`LOSSY_EXPONENT`], absolute.
@@ -279,20 +323,6 @@ fn brief(value: &Value) -> String {
     }
 }
 
-/// The median time of `run`, repeated until `budget` is spent (at least `min` and at most 50
-/// times).
-pub fn median(budget: Duration, min: usize, mut run: impl FnMut()) -> Duration {
-    let start = Instant::now();
-    let mut times = Vec::new();
-    while times.len() < min || (start.elapsed() < budget && times.len() < 50) {
-        let t = Instant::now();
-        run();
-        times.push(t.elapsed());
-    }
-    times.sort();
-    times[times.len() / 2]
-}
-
 /// The GeoJSON with only the country names and codes: what a partial load reads.
 #[derive(tree_buf::Decode, Deserialize)]
 pub struct Names {
@@ -305,11 +335,24 @@ pub struct NameFeature {
     pub properties: geojson::Properties,
 }
 
+/// Decodes `T` from `bytes` through a [`tree_buf::Reader`] on one thread. A reader checks the
+/// header and the checksums of the schema and of the branch table, and validates every branch it
+/// reads, but does not checksum the branch data: that would read every byte.
+fn read<T: tree_buf::Decode>(bytes: &[u8]) -> T {
+    tree_buf::Reader::with_options(bytes, one_thread())
+        .and_then(|reader| reader.decode::<T>())
+        .expect("tree-buf reads")
+}
+
 /// Reads the names and codes of a tree-buf GeoJSON file, skipping the geometry.
 pub fn load_names(bytes: &[u8]) -> Names {
-    tree_buf::Reader::new(bytes)
-        .and_then(|reader| reader.decode::<Names>())
-        .expect("partial load")
+    read(bytes)
+}
+
+/// Reads a whole tree-buf GeoJSON file as the partial loads read it: through a
+/// [`tree_buf::Reader`], so without the data checksum that [`tree_buf::decode`] verifies.
+pub fn load_everything(bytes: &[u8]) -> FeatureCollection {
+    read(bytes)
 }
 
 /// The GeoJSON with only the country names and codes, held in small strings that keep up to 24
@@ -338,9 +381,7 @@ pub struct CompactProperties {
 
 /// [`load_names`] into small strings.
 pub fn load_compact_names(bytes: &[u8]) -> CompactNames {
-    tree_buf::Reader::new(bytes)
-        .and_then(|reader| reader.decode::<CompactNames>())
-        .expect("partial load")
+    read(bytes)
 }
 
 /// A feature's name and codes, whichever type they were loaded into.
@@ -361,12 +402,16 @@ impl Codes for CompactProperties {
 }
 
 /// Checks the loads of the partial-load table on `bytes`, the tree-buf encoding of `countries`:
-/// `bytes` decodes in full to `countries`, and [`load_names`] and [`load_compact_names`] read the
-/// same names and codes as that full decode, feature by feature.
+/// `bytes` decodes in full to `countries`, through [`tree_buf::decode`] and [`load_everything`],
+/// and [`load_names`] and [`load_compact_names`] read the same names and codes as that full
+/// decode, feature by feature.
 pub fn check_partial_load(countries: &FeatureCollection, bytes: &[u8]) -> Result<(), String> {
     let full: FeatureCollection = tree_buf::decode(bytes).map_err(|e| e.to_string())?;
     if full != *countries {
         return Err("the full decode differs from the encoded value".to_owned());
+    }
+    if load_everything(bytes) != full {
+        return Err("the full decode through a Reader differs from the encoded value".to_owned());
     }
     let expected: Vec<_> = full.features.iter().map(|f| f.properties.codes()).collect();
     let names = load_names(bytes);
