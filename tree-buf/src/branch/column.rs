@@ -74,6 +74,17 @@ impl Column {
         }
     }
 
+    /// About how many bytes the values take in memory, which is what encoding them costs.
+    pub(crate) fn bytes(&self) -> usize {
+        match self {
+            Column::Bool(values) => values.len(),
+            Column::Int(words) | Column::Float(words) => {
+                each_width!(words, v => size_of_val(v.as_slice()))
+            }
+            Column::Str(column) => column.bytes(),
+        }
+    }
+
     /// The branch bytes: empty for an empty column, else the chosen cascade. `group` is the
     /// length of the fixed-size arrays whose items this column holds, if any.
     pub(crate) fn encode(&self, group: Option<usize>, settings: &Settings) -> Vec<u8> {

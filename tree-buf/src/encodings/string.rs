@@ -96,6 +96,11 @@ impl StrColumn {
         self.spans.len()
     }
 
+    /// The bytes of the strings and of their spans.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes.len() + size_of_val(self.spans.as_slice())
+    }
+
     pub(crate) fn get(&self, index: usize) -> &str {
         self.spans
             .get(index)
