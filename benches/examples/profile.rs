@@ -5,12 +5,17 @@
 
 use std::hint::black_box;
 
-use tree_buf::{DecodeOptions, EncodeOptions};
+use tree_buf::{DecodeOptions, EncodeOptions, Preference};
 use tree_buf_benches::Dataset;
 use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
 fn run<T: Dataset>(value: T, what: &str, times: usize) {
-    let encode_options = EncodeOptions::default().parallel(false);
+    // PROFILE_FASTER=1 encodes with `Preference::Faster`.
+    let preference = match std::env::var_os("PROFILE_FASTER") {
+        Some(_) => Preference::Faster,
+        None => Preference::Balanced,
+    };
+    let encode_options = EncodeOptions::default().parallel(false).prefer(preference);
     let decode_options = DecodeOptions::default().parallel(false);
     let bytes = tree_buf::encode_with_options(&value, &encode_options).expect("encodes");
     println!("{} bytes", bytes.len());

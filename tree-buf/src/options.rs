@@ -89,7 +89,8 @@ impl Default for DecodeOptions {
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Preference {
-    /// Column codecs only, no general-purpose compression stage: the fastest to write and read.
+    /// Column codecs, and zstd's fastest level only on branches it shrinks to half or less
+    /// (text, mostly): the fastest to write and read.
     Faster,
     /// Column codecs, and a fast zstd stage (level 3) on branches where it saves at least a
     /// kilobyte, which pays for the microsecond or so a zstd frame takes to start decoding.
