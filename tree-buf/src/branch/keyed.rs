@@ -78,13 +78,13 @@ pub(crate) fn key_string_siblings(
             })
             .collect();
         // Only a column with a sibling of its length can key another or be keyed.
-        let ranks: Vec<Option<&Ranks>> = (strings.iter())
+        let ranks: Vec<Option<Ranks>> = (strings.iter())
             .map(|(_, column)| {
                 let peers = strings
                     .iter()
                     .filter(|(_, other)| other.len() == column.len());
                 if peers.count() > 1 {
-                    column.ranks()
+                    Ranks::keyable(column)
                 } else {
                     None
                 }
@@ -98,7 +98,7 @@ pub(crate) fn key_string_siblings(
                 Some(own) if own_size >= MIN_BRANCH_BYTES => (sources.iter())
                     .filter(|&&source| strings[source].1.len() == column.len())
                     .filter_map(|&source| {
-                        let source_ranks = ranks[source]?;
+                        let source_ranks = ranks[source].as_ref()?;
                         let source_branch = strings[source].0;
                         string::encode_keyed(
                             source_branch,

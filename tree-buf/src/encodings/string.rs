@@ -27,7 +27,6 @@
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::OnceLock;
 
 use super::budget::Budget;
 use super::bytes::{write_prefixed, write_varint, ByteReader};
@@ -49,47 +48,17 @@ tags! {
 }
 
 /// Strings as one buffer and the span of each.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct StrColumn {
     bytes: String,
     spans: Vec<Range<usize>>,
-    /// The strings' ranks, once asked for: hashing every string is the dearest part of encoding
-    /// a string column, and both its dictionary and keying need the ranks.
-    ranks: OnceLock<Option<Ranks>>,
 }
-
-impl PartialEq for StrColumn {
-    fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().eq(other.iter())
-    }
-}
-
-impl Eq for StrColumn {}
 
 impl StrColumn {
-    /// The column of the strings at `spans` of `bytes`.
-    fn from_parts(bytes: String, spans: Vec<Range<usize>>) -> Self {
-        StrColumn {
-            bytes,
-            spans,
-            ranks: OnceLock::new(),
-        }
-    }
-
     pub(crate) fn push(&mut self, value: &str) {
         let start = self.bytes.len();
         self.bytes.push_str(value);
         self.spans.push(start..self.bytes.len());
-        self.ranks.take();
-    }
-
-    /// The ranks of the strings, if the column has at most as many distinct strings as a
-    /// dictionary or a keyed stream can use: half of them, plus the exceptions a keyed stream
-    /// allows (an eighth), as [`encode_keyed`] needs. Computed once.
-    pub(crate) fn ranks(&self) -> Option<&Ranks> {
-        self.ranks
-            .get_or_init(|| Ranks::at_most(self, self.len() / 2 + self.len() / 8))
-            .as_ref()
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -114,18 +83,25 @@ impl StrColumn {
 }
 
 pub(crate) fn encode(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {
-    zstd::best_of(
-        settings,
-        column,
-        1,
-        out,
-        |column, settings, out| match Dictionary::of(column)
-            .filter(|d| d.estimate() < plain_estimate(column))
-        {
+    let dictionary_of = |column: &StrColumn| {
+        Dictionary::of(column).filter(|d| d.estimate() < plain_estimate(column))
+    };
+    // The whole column may be encoded twice (with and without whole-byte codecs): its
+    // dictionary is built once. Samples of it build their own.
+    let dictionary = dictionary_of(column);
+    zstd::best_of(settings, column, 1, out, |part, settings, out| {
+        let sampled;
+        let dictionary = if std::ptr::eq(part, column) {
+            &dictionary
+        } else {
+            sampled = dictionary_of(part);
+            &sampled
+        };
+        match dictionary {
             Some(dictionary) => dictionary.encode(settings, out),
-            None => encode_plain(column, settings, out),
-        },
-    );
+            None => encode_plain(part, settings, out),
+        }
+    });
 }
 
 impl zstd::Sampled for StrColumn {
@@ -167,24 +143,22 @@ fn plain_estimate(column: &StrColumn) -> usize {
 }
 
 /// The distinct strings of a column and an index into them for each string.
-struct Dictionary<'a> {
+struct Dictionary {
     distinct: StrColumn,
-    indices: &'a [u32],
+    indices: Vec<u32>,
 }
 
-impl<'a> Dictionary<'a> {
+impl Dictionary {
     /// The dictionary, when at most half the strings are distinct.
-    fn of(column: &'a StrColumn) -> Option<Dictionary<'a>> {
-        let ranks = column
-            .ranks()
-            .filter(|ranks| ranks.firsts.len() <= column.len() / 2)?;
+    fn of(column: &StrColumn) -> Option<Dictionary> {
+        let ranks = Ranks::at_most(column, column.len() / 2)?;
         let mut distinct = StrColumn::default();
         for &at in &ranks.firsts {
             distinct.push(column.get(at));
         }
         Some(Dictionary {
             distinct,
-            indices: &ranks.ranks,
+            indices: ranks.ranks,
         })
     }
 
@@ -200,13 +174,12 @@ impl<'a> Dictionary<'a> {
         let mut nested = Vec::new();
         encode_plain(&self.distinct, settings, &mut nested);
         write_prefixed(out, &nested);
-        encode_nested(self.indices, settings, Chain::default(), out);
+        encode_nested(&self.indices, settings, Chain::default(), out);
     }
 }
 
 /// A column's strings as ranks in order of first appearance, which a keyed stream's table is
 /// indexed by. Computed once per column, so that checking a pair of columns hashes nothing.
-#[derive(Debug, Clone)]
 pub(crate) struct Ranks {
     ranks: Vec<u32>,
     /// The position where each rank first appears.
@@ -231,6 +204,13 @@ impl Ranks {
             }
         }
         Some(Ranks { ranks, firsts })
+    }
+
+    /// The ranks of a column that may key another or be keyed: one with at most the distinct
+    /// strings a source may have (half the column) plus the exceptions (an eighth), as
+    /// [`encode_keyed`] allows.
+    pub(crate) fn keyable(column: &StrColumn) -> Option<Ranks> {
+        Ranks::at_most(column, column.len() / 2 + column.len() / 8)
     }
 }
 
@@ -395,7 +375,10 @@ impl<'a> StrStream<'a> {
                         text.len() - end
                     )));
                 }
-                Ok(StrColumn::from_parts(text.to_owned(), spans))
+                Ok(StrColumn {
+                    bytes: text.to_owned(),
+                    spans,
+                })
             }
             StrStream::Dictionary {
                 distinct,
@@ -425,7 +408,10 @@ impl<'a> StrStream<'a> {
                     .iter()
                     .fold(0usize, |sum, span| sum.saturating_add(span.len()));
                 budget.charge(text, 1)?;
-                Ok(StrColumn::from_parts(values.bytes, spans))
+                Ok(StrColumn {
+                    bytes: values.bytes,
+                    spans,
+                })
             }
             StrStream::Keyed(_) => Err(corrupt(
                 "a keyed string stream where only the top of a branch may have one",
@@ -560,7 +546,7 @@ pub(crate) fn decode_keyed(
     budget.charge(text, 1)?;
     let mut bytes = table.bytes;
     bytes.push_str(&exceptions.bytes);
-    Ok(StrColumn::from_parts(bytes, spans))
+    Ok(StrColumn { bytes, spans })
 }
 
 /// Decodes `count` strings, validating all of them. The caller has charged the budget for the
@@ -645,12 +631,12 @@ mod tests {
     }
 
     fn keyed(source_branch: usize, source: &StrColumn, column: &StrColumn) -> Option<Vec<u8>> {
-        let (source, ranks) = (source.ranks()?, column.ranks()?);
+        let (source, ranks) = (Ranks::keyable(source)?, Ranks::keyable(column)?);
         encode_keyed(
             source_branch,
-            source,
+            &source,
             column,
-            ranks,
+            &ranks,
             usize::MAX,
             &Settings::fast(),
         )
