@@ -51,25 +51,27 @@ pub(super) struct Plan<W> {
     escaped_bytes: usize,
     /// The bits of all the codes.
     code_bits: u64,
+    /// The symbol of every value of the column: its index in `values`, or the escape symbol.
+    symbols: Tally<W>,
 }
 
 impl<W: Word> Plan<W> {
-    /// The codes for `values`: the most frequent of those that repeat get codes, or `None` if
-    /// none repeats (or too few do for a table to pay).
-    pub(super) fn of(values: &[W]) -> Option<Plan<W>> {
+    /// The codes for `values`, whose extremes are `min` and `max`: the most frequent of those
+    /// that repeat get codes, or `None` if none repeats (or too few do for a table to pay).
+    pub(super) fn of(values: &[W], min: W, max: W) -> Option<Plan<W>> {
         if values.len() < MIN_VALUES {
             return None;
         }
-        let counts = count_each(values)?;
+        let mut tally = Tally::count(values, min, max)?;
         let mut escaped_bytes = 0;
         let mut by_count: Vec<(u64, W)> = Vec::new();
-        for (value, count) in counts {
+        tally.for_each(|value, count| {
             if count > 1 {
                 by_count.push((count, value));
             } else {
                 escaped_bytes += varint_bytes(value);
             }
-        }
+        });
         if by_count.is_empty() {
             return None;
         }
@@ -102,12 +104,18 @@ impl<W: Word> Plan<W> {
         if escapes > 0 {
             lengths.extend(by_weight.last());
         }
+        // The tally turns into each value's symbol: escaped unless it has a code.
+        tally.fill(table.len() as u64);
+        for (symbol, &(value, _)) in table.iter().enumerate() {
+            tally.set(value, symbol as u64);
+        }
         Some(Plan {
             values: table.into_iter().map(|(value, _)| value).collect(),
             lengths,
             escapes,
             escaped_bytes,
             code_bits,
+            symbols: tally,
         })
     }
 
@@ -121,10 +129,9 @@ impl<W: Word> Plan<W> {
             + self.code_bits.div_ceil(8) as usize
     }
 
-    fn index(&self) -> FxHashMap<W, u32> {
-        (self.values.iter().enumerate())
-            .map(|(symbol, &value)| (value, symbol as u32))
-            .collect()
+    /// The symbol of `value`, one of the column's.
+    fn symbol(&self, value: W) -> usize {
+        self.symbols.get(value) as usize
     }
 
     pub(super) fn encode(
@@ -137,17 +144,16 @@ impl<W: Word> Plan<W> {
         // Like a dictionary's, the table and the escaped values hardly repeat; nothing inside
         // is Huffman-coded again, so that streams nest no deeper than decoders allow.
         let chain = chain.with(Chain::DICTIONARY | Chain::HUFFMAN);
-        let index = self.index();
-        let escape = self.values.len() as u32;
+        let escape = self.values.len();
         let codes = canonical_codes(&self.lengths);
         let mut escaped = Vec::with_capacity(self.escapes);
         let mut bits = BitWriter::with_capacity(self.code_bits.div_ceil(8) as usize);
         for &value in values {
-            let symbol = index.get(&value).copied().unwrap_or_else(|| {
+            let symbol = self.symbol(value);
+            if symbol == escape {
                 escaped.push(value);
-                escape
-            });
-            let (code, length) = codes[symbol as usize];
+            }
+            let (code, length) = codes[symbol];
             bits.write(code, length);
         }
         out.push(IntTag::Huffman as u8);
@@ -161,38 +167,91 @@ impl<W: Word> Plan<W> {
     }
 }
 
-/// How many times each value occurs, or `None` once more values are distinct than codes and
-/// half the column (they hardly repeat: spare hashing the rest). Values within a small range are
-/// counted in an array, which is several times faster than hashing.
-fn count_each<W: Word>(values: &[W]) -> Option<Vec<(W, u64)>> {
-    /// The widest range counted in an array, and its most entries per value.
-    const DENSE_BITS: u32 = 16;
-    const DENSE_PER_VALUE: usize = 16;
-    let (min, max) = (values.iter()).fold((values[0], values[0]), |(min, max), &v| {
-        (min.min(v), max.max(v))
-    });
-    let range = max.wrapping_sub(min);
-    if bit_width(range) <= DENSE_BITS && range.low_u64() as usize <= DENSE_PER_VALUE * values.len()
-    {
-        let mut dense = vec![0u64; range.low_u64() as usize + 1];
+/// A number for each distinct value of a column: first how many times it occurs, then its
+/// symbol. Values within a small range are kept in an array, which is several times faster than
+/// hashing.
+enum Tally<W> {
+    /// Slot `v - min` for value `v`.
+    Dense {
+        min: W,
+        slots: Vec<u64>,
+    },
+    Hashed(FxHashMap<W, u64>),
+}
+
+impl<W: Word> Tally<W> {
+    /// How many times each value of `values` (within `min..=max`) occurs, or `None` once more
+    /// values are distinct than codes and half the column (they hardly repeat: spare hashing the
+    /// rest).
+    fn count(values: &[W], min: W, max: W) -> Option<Self> {
+        /// The widest range counted in an array, and its most entries per value.
+        const DENSE_BITS: u32 = 16;
+        const DENSE_PER_VALUE: usize = 16;
+        /// Room reserved for distinct values up front, so that small columns never rehash.
+        const RESERVED: usize = 1 << 12;
+        let range = max.wrapping_sub(min);
+        if bit_width(range) <= DENSE_BITS
+            && range.low_u64() as usize <= DENSE_PER_VALUE * values.len()
+        {
+            let mut slots = vec![0u64; range.low_u64() as usize + 1];
+            for &value in values {
+                slots[value.wrapping_sub(min).low_u64() as usize] += 1;
+            }
+            return Some(Tally::Dense { min, slots });
+        }
+        let limit = values.len() / 2 + MAX_SYMBOLS;
+        let mut counts: FxHashMap<W, u64> =
+            FxHashMap::with_capacity_and_hasher(values.len().min(RESERVED), Default::default());
         for &value in values {
-            dense[value.wrapping_sub(min).low_u64() as usize] += 1;
+            *counts.entry(value).or_default() += 1;
+            if counts.len() > limit {
+                return None;
+            }
         }
-        return Some(
-            (dense.into_iter().enumerate())
-                .filter(|&(_, count)| count > 0)
-                .map(|(offset, count)| (min.wrapping_add(W::from_u64(offset as u64)), count))
-                .collect(),
-        );
+        Some(Tally::Hashed(counts))
     }
-    let mut counts: FxHashMap<W, u64> = FxHashMap::default();
-    for &value in values {
-        *counts.entry(value).or_default() += 1;
-        if counts.len() > values.len() / 2 + MAX_SYMBOLS {
-            return None;
+
+    /// Calls `f` with each value that has a number, and the number.
+    fn for_each(&self, mut f: impl FnMut(W, u64)) {
+        match self {
+            Tally::Dense { min, slots } => {
+                for (offset, &count) in slots.iter().enumerate() {
+                    if count > 0 {
+                        f(min.wrapping_add(W::from_u64(offset as u64)), count);
+                    }
+                }
+            }
+            Tally::Hashed(counts) => counts.iter().for_each(|(&value, &count)| f(value, count)),
         }
     }
-    Some(counts.into_iter().collect())
+
+    /// Gives every value the number `number`.
+    fn fill(&mut self, number: u64) {
+        match self {
+            Tally::Dense { slots, .. } => slots.fill(number),
+            Tally::Hashed(counts) => counts.values_mut().for_each(|n| *n = number),
+        }
+    }
+
+    fn set(&mut self, value: W, number: u64) {
+        match self {
+            Tally::Dense { min, slots } => {
+                slots[value.wrapping_sub(*min).low_u64() as usize] = number
+            }
+            Tally::Hashed(counts) => {
+                counts.insert(value, number);
+            }
+        }
+    }
+
+    /// The number of `value`, one of the values counted.
+    #[inline]
+    fn get(&self, value: W) -> u64 {
+        match self {
+            Tally::Dense { min, slots } => slots[value.wrapping_sub(*min).low_u64() as usize],
+            Tally::Hashed(counts) => counts.get(&value).copied().unwrap_or_default(),
+        }
+    }
 }
 
 fn varint_bytes<W: Word>(value: W) -> usize {
@@ -507,8 +566,15 @@ mod tests {
     use super::*;
     use crate::encodings::test_len;
 
+    /// The plan for `values`, their extremes found here.
+    fn plan<W: Word>(values: &[W]) -> Option<Plan<W>> {
+        let min = values.iter().copied().min()?;
+        let max = values.iter().copied().max()?;
+        Plan::of(values, min, max)
+    }
+
     fn encoded<W: Word>(values: &[W]) -> Option<Vec<u8>> {
-        let plan = Plan::of(values)?;
+        let plan = plan(values)?;
         let mut out = Vec::new();
         plan.encode(values, &Settings::default(), Chain::default(), &mut out);
         Some(out)
@@ -558,26 +624,27 @@ mod tests {
         let narrow: Vec<u64> = skewed(5000).iter().map(|v| v % 3000 + 1_000_000).collect();
         let wide = skewed(5000);
         let extremes: Vec<u8> = (0..300).map(|i| [0, 255, 7][i % 3]).collect();
-        let check = |counted: Vec<(u64, u64)>, values: &[u64]| {
+        /// The counts of `values`, widened, in value order, and whether an array held them.
+        fn counted<W: Word>(values: &[W]) -> (Vec<(u64, u64)>, bool) {
+            let (min, max) = (values.iter().min().unwrap(), values.iter().max().unwrap());
+            let tally = Tally::count(values, *min, *max).unwrap();
+            let mut counts = Vec::new();
+            tally.for_each(|value, count| counts.push((value.low_u64(), count)));
+            counts.sort_unstable();
+            (counts, matches!(tally, Tally::Dense { .. }))
+        }
+        let check = |(counted, dense): (Vec<(u64, u64)>, bool), values: &[u64], in_array| {
             let mut reference = std::collections::BTreeMap::new();
             for &v in values {
                 *reference.entry(v).or_insert(0u64) += 1;
             }
-            let mut counted = counted;
-            counted.sort_unstable();
             assert_eq!(counted, reference.into_iter().collect::<Vec<_>>());
+            assert_eq!(dense, in_array);
         };
-        check(count_each(&narrow).unwrap(), &narrow);
-        check(count_each(&wide).unwrap(), &wide);
+        check(counted(&narrow), &narrow, true);
+        check(counted(&wide), &wide, false);
         let widened: Vec<u64> = extremes.iter().map(|&v| u64::from(v)).collect();
-        let counted = count_each(&extremes).unwrap();
-        check(
-            counted
-                .into_iter()
-                .map(|(v, c)| (u64::from(v), c))
-                .collect(),
-            &widened,
-        );
+        check(counted(&extremes), &widened, true);
     }
 
     /// More repeated values than codes: the rarest repeated values are escaped too. As 33,334 is
@@ -590,7 +657,7 @@ mod tests {
         let values: Vec<u64> = (0..len as u64)
             .map(|i| if i % 3 == 0 { i % 7 } else { 1000 + i % 33_334 })
             .collect();
-        let plan = Plan::of(&values).unwrap();
+        let plan = plan(&values).unwrap();
         if len == 100_000 {
             assert!(plan.values.len() == MAX_SYMBOLS && plan.escapes > 0);
         }
@@ -603,8 +670,8 @@ mod tests {
     #[test]
     fn values_that_never_repeat_get_no_codes() {
         let distinct: Vec<u64> = (0..1000).collect();
-        assert!(Plan::of(&distinct).is_none());
-        assert!(Plan::of(&[7u64; MIN_VALUES - 1]).is_none());
+        assert!(plan(&distinct).is_none());
+        assert!(plan(&[7u64; MIN_VALUES - 1]).is_none());
     }
 
     #[test]
@@ -699,14 +766,14 @@ mod tests {
     #[test]
     fn the_table_decoder_agrees_with_a_bit_by_bit_reference() {
         let values = skewed(test_len(5000));
-        let plan = Plan::of(&values).unwrap();
+        let plan = plan(&values).unwrap();
         let out = encoded(&values).unwrap();
         // The codes are the stream's tail: their length follows from the plan's bit count.
         let codes = &out[out.len() - plan.code_bits.div_ceil(8) as usize..];
-        let index = plan.index();
+        // A value's symbol is its place in the table, or the escape past the table's end.
         let expected: Vec<usize> = values
             .iter()
-            .map(|v| index.get(v).map_or(plan.values.len(), |&s| s as usize))
+            .map(|v| plan.values.binary_search(v).unwrap_or(plan.values.len()))
             .collect();
         assert_eq!(
             reference_decode(&plan.lengths, codes, values.len()),

@@ -98,6 +98,7 @@ const VARINT_BYTES: [u8; 129] = {
 
 /// What one pass tells about a sequence of words: enough to price every leaf codec. Sums, not
 /// histograms, so that adding a value has no memory dependency on the previous one.
+#[derive(Clone, Copy)]
 struct Profile<W> {
     len: usize,
     min: W,
@@ -249,19 +250,29 @@ fn encode_choice<W: Word>(
     chain: Chain,
     out: &mut Vec<u8>,
 ) {
-    let choice = choose_transform(values, group, settings, chain);
+    let sample = sample(values, group.unwrap_or(1));
+    let profiles = Profiles::of(&sample);
+    // A sample that is the whole column profiles it exactly.
+    let exact = matches!(sample, Cow::Borrowed(_)).then_some(profiles.values);
+    let profile = || exact.unwrap_or_else(|| Profile::of(values));
+    let choice = choose_transform(values, &sample, &profiles, group, settings, chain);
     let Some(transform) = choice else {
-        encode_best_leaf(values, settings, chain, out);
+        encode_leaf(values, &profile(), settings, chain, out);
         return;
     };
     let start = out.len();
     encode_as(values, transform, settings, chain, out);
     // Fixed width and varints are sized exactly in one pass: a transform that loses to them
-    // was misjudged, and the exact best leaf replaces it.
-    let profile = Profile::of(values);
-    if out.len() - start > profile.fixed_size().min(1 + profile.varint_bytes) {
+    // was misjudged, and the exact best leaf replaces it. Neither takes less than a byte a value
+    // unless every value is 0, so a result within that needs no pass.
+    let size = out.len() - start;
+    if size <= values.len() + 1 && values.iter().any(|&v| v != W::ZERO) {
+        return;
+    }
+    let profile = profile();
+    if size > profile.fixed_size().min(1 + profile.varint_bytes) {
         out.truncate(start);
-        encode_best_leaf(values, settings, chain, out);
+        encode_leaf(values, &profile, settings, chain, out);
     }
 }
 
@@ -284,18 +295,19 @@ pub(crate) fn sample_windows<W: Word>(values: &[W], window: usize) -> Cow<'_, [W
     Cow::Owned(sample)
 }
 
-/// The transform that should make the column smallest, or `None` when a leaf codec alone wins.
+/// The transform that should make the column smallest, or `None` when a leaf codec alone wins,
+/// judged on `sample` (of `values`), whose profiles are `profiles`.
 fn choose_transform<W: Word>(
     values: &[W],
+    sample: &[W],
+    profiles: &Profiles<W>,
     group: Option<usize>,
     settings: &Settings,
     chain: Chain,
 ) -> Option<Choice> {
-    let sample = sample(values, group.unwrap_or(1));
     if sample.len() < 8 || chain.depth >= MAX_TRANSFORMS {
         return None;
     }
-    let profiles = Profiles::of(&sample);
     let len = profiles.values.len;
     // Sizes are for the whole column: what grows with the values is scaled up from the sample,
     // while dictionary entries are taken to be those the sample shows.
@@ -320,7 +332,7 @@ fn choose_transform<W: Word>(
     };
 
     if let Some(group) = group.filter(|_| chain.depth == 0) {
-        if let Some(distinct) = dictionary::count_groups(&sample, group) {
+        if let Some(distinct) = dictionary::count_groups(sample, group) {
             let groups = len / group;
             if distinct * 2 <= groups {
                 consider(
@@ -336,7 +348,7 @@ fn choose_transform<W: Word>(
         consider(Choice::Delta, 2 + scale(deltas));
     }
     if !chain.has(Chain::ZIGZAG) && bit_width(profiles.values.max) == W::BITS {
-        let zigzag = Profile::of_zigzag(&sample).leaf_estimate(settings);
+        let zigzag = Profile::of_zigzag(sample).leaf_estimate(settings);
         consider(Choice::Zigzag, 1 + scale(zigzag));
     }
     if !chain.has(Chain::RLE) && profiles.runs * 2 <= len {
@@ -351,7 +363,7 @@ fn choose_transform<W: Word>(
         // Indices of `distinct` entries take bit_width(distinct - 1) bits: a dictionary can only
         // win with fewer entries than the values' bits now allow.
         let limit = (len / 2).min(1 << (8 * leaf / len).min(30));
-        if let Some(distinct) = count_distinct(&sample, limit) {
+        if let Some(distinct) = count_distinct(sample, limit) {
             consider(
                 Choice::Dictionary,
                 4 + per_value(distinct) + scale(index_bytes(distinct, len)),
@@ -359,7 +371,7 @@ fn choose_transform<W: Word>(
         }
     }
     match ranking {
-        Some(level) => rank_by_compression(&sample, candidates, settings, chain, level),
+        Some(level) => rank_by_compression(sample, candidates, settings, chain, level),
         None => best.0,
     }
 }
@@ -414,16 +426,31 @@ enum Leaf<W> {
 
 /// Encodes `values` with the leaf codec that takes the fewest bytes.
 fn encode_best_leaf<W: Word>(values: &[W], settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
-    match best_leaf(values, settings, chain) {
+    encode_leaf(values, &Profile::of(values), settings, chain, out);
+}
+
+/// [`encode_best_leaf`] for values whose profile is known.
+fn encode_leaf<W: Word>(
+    values: &[W],
+    profile: &Profile<W>,
+    settings: &Settings,
+    chain: Chain,
+    out: &mut Vec<u8>,
+) {
+    match best_leaf(values, profile, settings, chain) {
         Leaf::Codec(choice) => encode_as(values, choice, settings, chain, out),
         Leaf::Huffman(plan) => plan.encode(values, settings, chain, out),
     }
 }
 
-/// The leaf codec with the fewest bytes, sized exactly (Huffman's tables and escapes as
-/// varints).
-fn best_leaf<W: Word>(values: &[W], settings: &Settings, chain: Chain) -> Leaf<W> {
-    let profile = Profile::of(values);
+/// The leaf codec with the fewest bytes for `values`, whose profile is `profile`, sized exactly
+/// (Huffman's tables and escapes as varints).
+fn best_leaf<W: Word>(
+    values: &[W],
+    profile: &Profile<W>,
+    settings: &Settings,
+    chain: Chain,
+) -> Leaf<W> {
     let mut best = (Choice::Fixed, profile.fixed_size());
     if settings.byte_aligned {
         // For a zstd stage: it finds repeats in aligned fixed-width values far better than in
@@ -436,25 +463,34 @@ fn best_leaf<W: Word>(values: &[W], settings: &Settings, chain: Chain) -> Leaf<W
         }
     };
     keep_smaller(&mut best, Choice::Varint, 1 + profile.varint_bytes);
-    if values.len() >= 16 {
-        if bitpack::fits(profile.min, profile.max) {
-            keep_smaller(
-                &mut best,
-                Choice::BitPack,
-                bitpack::size(values, profile.min),
-            );
-        }
-        // The estimate assumes neighbours of equal width, so it is high when widths vary:
-        // Simple16 is sized exactly unless even a far better packing would not win.
-        if bit_width(profile.max) <= simple16::MAX_BITS
-            && profile.simple16_estimate() < best.1 * 3 / 2
-        {
-            keep_smaller(&mut best, Choice::Simple16, simple16::size(values));
-        }
+    if values.len() < 16 {
+        return Leaf::Codec(best.0);
     }
-    match huffman::Plan::of(values).filter(|_| !chain.has(Chain::HUFFMAN)) {
-        Some(plan) if plan.estimate() < best.1 => Leaf::Huffman(plan),
-        _ => Leaf::Codec(best.0),
+    if bitpack::fits(profile.min, profile.max) {
+        keep_smaller(
+            &mut best,
+            Choice::BitPack,
+            bitpack::size(values, profile.min),
+        );
+    }
+    // Huffman codes are planned before Simple16 is sized, so that a plan that wins spares
+    // sizing Simple16 exactly; on a tie Simple16 wins, as the simpler codec.
+    let plan = (!chain.has(Chain::HUFFMAN))
+        .then(|| huffman::Plan::of(values, profile.min, profile.max))
+        .flatten()
+        .filter(|plan| plan.estimate() < best.1);
+    let to_beat = plan.as_ref().map_or(best.1, |plan| plan.estimate() + 1);
+    // The estimate assumes neighbours of equal width, so it is high when widths vary:
+    // Simple16 is sized exactly unless even a far better packing would not win.
+    if bit_width(profile.max) <= simple16::MAX_BITS
+        && profile.simple16_estimate() < to_beat * 3 / 2
+        && simple16::size(values) < to_beat
+    {
+        return Leaf::Codec(Choice::Simple16);
+    }
+    match plan {
+        Some(plan) => Leaf::Huffman(plan),
+        None => Leaf::Codec(best.0),
     }
 }
 
