@@ -1,16 +1,17 @@
 //! Encodes or decodes one dataset repeatedly on one thread, for a profiler to watch.
 //!
 //! `cargo run --release -p tree-buf-benches --example profile -- DATASET encode|decode [N]`,
-//! where DATASET is graphql, graphql-raw, geojson, baseball, retrosheet or aapl.
+//! where DATASET is graphql, graphql-raw, geojson, geojson-lossy (floats within 2^-12),
+//! baseball, retrosheet or aapl.
 
 use std::hint::black_box;
 
 use tree_buf::{DecodeOptions, EncodeOptions};
-use tree_buf_benches::Dataset;
+use tree_buf_benches::{lossy_options, Dataset};
 use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
-fn run<T: Dataset>(value: T, what: &str, times: usize) {
-    let encode_options = EncodeOptions::default().parallel(false);
+fn run<T: Dataset>(value: T, encode_options: EncodeOptions, what: &str, times: usize) {
+    let encode_options = encode_options.parallel(false);
     let decode_options = DecodeOptions::default().parallel(false);
     let bytes = tree_buf::encode_with_options(&value, &encode_options).expect("encodes");
     println!("{} bytes", bytes.len());
@@ -37,13 +38,15 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (dataset, what) = (args[0].as_str(), args[1].as_str());
     let times = args.get(2).map_or(10, |n| n.parse().expect("a count"));
+    let lossless = EncodeOptions::default();
     match dataset {
-        "graphql" => run(graphql::load().unwrap(), what, times),
-        "graphql-raw" => run(graphql::load_raw().unwrap(), what, times),
-        "geojson" => run(geojson::load().unwrap(), what, times),
-        "baseball" => run(baseball::load().unwrap(), what, times),
-        "retrosheet" => run(retrosheet::load_all().unwrap(), what, times),
-        "aapl" => run(stocks::load().unwrap(), what, times),
+        "graphql" => run(graphql::load().unwrap(), lossless, what, times),
+        "graphql-raw" => run(graphql::load_raw().unwrap(), lossless, what, times),
+        "geojson" => run(geojson::load().unwrap(), lossless, what, times),
+        "geojson-lossy" => run(geojson::load().unwrap(), lossy_options(), what, times),
+        "baseball" => run(baseball::load().unwrap(), lossless, what, times),
+        "retrosheet" => run(retrosheet::load_all().unwrap(), lossless, what, times),
+        "aapl" => run(stocks::load().unwrap(), lossless, what, times),
         other => panic!("unknown dataset {other}"),
     }
 }

@@ -305,35 +305,79 @@ fn choose_transform<W: Word>(
     settings: &Settings,
     chain: Chain,
 ) -> Option<Choice> {
-    if sample.len() < 8 || chain.depth >= MAX_TRANSFORMS {
-        return None;
-    }
-    let len = profiles.values.len;
-    // Sizes are for the whole column: what grows with the values is scaled up from the sample,
-    // while dictionary entries are taken to be those the sample shows.
-    let scale = |sample_bytes: usize| sample_bytes * values.len() / len;
-    let leaf = profiles.values.leaf_estimate(settings);
-    let mut best: (Option<Choice>, usize) = (None, scale(leaf));
     // Only the zstd ranking needs the candidates themselves; estimates need just the best.
     let ranking = settings.ranks_by_compression(values.len() * W::BYTES);
     let mut candidates = Vec::new();
-    let mut consider = |choice: Choice, size: usize| {
-        if ranking.is_some() {
-            candidates.push(choice);
-        }
-        if size < best.1 {
-            best = (Some(choice), size);
-        }
-    };
+    let mut best: (Option<Choice>, usize) = (None, usize::MAX);
+    let leaf = price_transforms(
+        values.len(),
+        sample,
+        profiles,
+        group,
+        settings,
+        chain,
+        |choice, size| {
+            if ranking.is_some() {
+                candidates.push(choice);
+            }
+            if size < best.1 {
+                best = (Some(choice), size);
+            }
+        },
+    );
+    match ranking {
+        Some(level) => rank_by_compression(sample, candidates, settings, chain, level),
+        None => best.0.filter(|_| best.1 < leaf),
+    }
+}
+
+/// The size `values` should take with the cascade [`encode_nested`] would choose for them,
+/// estimated from a sample as the choice is.
+pub(crate) fn estimate<W: Word>(values: &[W], settings: &Settings) -> usize {
+    let sample = sample(values, 1);
+    let profiles = Profiles::of(&sample);
+    let mut best = usize::MAX;
+    let leaf = price_transforms(
+        values.len(),
+        &sample,
+        &profiles,
+        None,
+        settings,
+        Chain::default(),
+        |_, size| best = best.min(size),
+    );
+    best.min(leaf)
+}
+
+/// Prices every transform that `chain` allows on `sample` (of a column of `len` values), whose
+/// profiles are `profiles`: `consider` gets each with the size it should give the whole column.
+/// Returns the size a leaf codec alone should give it.
+fn price_transforms<W: Word>(
+    len: usize,
+    sample: &[W],
+    profiles: &Profiles<W>,
+    group: Option<usize>,
+    settings: &Settings,
+    chain: Chain,
+    mut consider: impl FnMut(Choice, usize),
+) -> usize {
+    let sample_len = profiles.values.len;
+    // Sizes are for the whole column: what grows with the values is scaled up from the sample,
+    // while dictionary entries are taken to be those the sample shows.
+    let scale = |sample_bytes: usize| sample_bytes * len / sample_len.max(1);
+    let leaf = profiles.values.leaf_estimate(settings);
+    if sample_len < 8 || chain.depth >= MAX_TRANSFORMS {
+        return scale(leaf);
+    }
     // A dictionary's entries and a run's values cost about what a value costs now.
-    let per_value = |count: usize| (leaf * count).div_ceil(len);
+    let per_value = |count: usize| (leaf * count).div_ceil(sample_len);
     let index_bytes = |distinct: usize, count: usize| {
         (count * bit_width((distinct as u64).saturating_sub(1)) as usize).div_ceil(8)
     };
 
     if let Some(group) = group.filter(|_| chain.depth == 0) {
         if let Some(distinct) = dictionary::count_groups(sample, group) {
-            let groups = len / group;
+            let groups = sample_len / group;
             if distinct * 2 <= groups {
                 consider(
                     Choice::Groups(group),
@@ -351,9 +395,9 @@ fn choose_transform<W: Word>(
         let zigzag = Profile::of_zigzag(sample).leaf_estimate(settings);
         consider(Choice::Zigzag, 1 + scale(zigzag));
     }
-    if !chain.has(Chain::RLE) && profiles.runs * 2 <= len {
+    if !chain.has(Chain::RLE) && profiles.runs * 2 <= sample_len {
         let runs = profiles.runs;
-        let length_bits = bit_width((len / runs) as u64) as usize + 1;
+        let length_bits = bit_width((sample_len / runs) as u64) as usize + 1;
         consider(
             Choice::Rle,
             4 + scale((runs * length_bits).div_ceil(8) + per_value(runs)),
@@ -362,18 +406,15 @@ fn choose_transform<W: Word>(
     if !chain.has(Chain::DICTIONARY) && !chain.has(Chain::RLE) {
         // Indices of `distinct` entries take bit_width(distinct - 1) bits: a dictionary can only
         // win with fewer entries than the values' bits now allow.
-        let limit = (len / 2).min(1 << (8 * leaf / len).min(30));
+        let limit = (sample_len / 2).min(1 << (8 * leaf / sample_len).min(30));
         if let Some(distinct) = count_distinct(sample, limit) {
             consider(
                 Choice::Dictionary,
-                4 + per_value(distinct) + scale(index_bytes(distinct, len)),
+                4 + per_value(distinct) + scale(index_bytes(distinct, sample_len)),
             );
         }
     }
-    match ranking {
-        Some(level) => rank_by_compression(sample, candidates, settings, chain, level),
-        None => best.0,
-    }
+    scale(leaf)
 }
 
 /// The candidate (or leaf, `None`) whose encoding of `sample` compresses smallest.
