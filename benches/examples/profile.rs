@@ -2,16 +2,22 @@
 //!
 //! `cargo run --release -p tree-buf-benches --example profile -- DATASET encode|decode [N]`,
 //! where DATASET is graphql, graphql-raw, geojson, geojson-lossy (floats within 2^-12),
-//! baseball, retrosheet or aapl.
+//! baseball, retrosheet or aapl. `PROFILE_PREFER=faster` (or `smaller`) encodes with that
+//! preference instead of the balanced default.
 
 use std::hint::black_box;
 
-use tree_buf::{DecodeOptions, EncodeOptions};
+use tree_buf::{DecodeOptions, EncodeOptions, Preference};
 use tree_buf_benches::{lossy_options, Dataset};
 use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
 fn run<T: Dataset>(value: T, encode_options: EncodeOptions, what: &str, times: usize) {
-    let encode_options = encode_options.parallel(false);
+    let preference = match std::env::var("PROFILE_PREFER").as_deref() {
+        Ok("faster") => Preference::Faster,
+        Ok("smaller") => Preference::Smaller,
+        _ => Preference::Balanced,
+    };
+    let encode_options = encode_options.prefer(preference).parallel(false);
     let decode_options = DecodeOptions::default().parallel(false);
     let bytes = tree_buf::encode_with_options(&value, &encode_options).expect("encodes");
     println!("{} bytes", bytes.len());

@@ -21,8 +21,7 @@
 //! The code lengths must satisfy Kraft's inequality; a code that is not complete leaves bit
 //! patterns unassigned, and meeting one is an error.
 
-use rustc_hash::FxHashMap;
-
+use super::distinct::Distinct;
 use super::select::{encode_nested_prefixed, Chain};
 use super::{bit_width, decode_nested, describe, IntTag, Word};
 use crate::encodings::budget::Budget;
@@ -52,7 +51,7 @@ pub(super) struct Plan<W> {
     /// The bits of all the codes.
     code_bits: u64,
     /// The symbol of every value of the column: its index in `values`, or the escape symbol.
-    symbols: Tally<W>,
+    symbols: Distinct<W>,
 }
 
 impl<W: Word> Plan<W> {
@@ -62,60 +61,60 @@ impl<W: Word> Plan<W> {
         if values.len() < MIN_VALUES {
             return None;
         }
-        let mut tally = Tally::count(values, min, max)?;
+        // More distinct values than codes and half the column hardly repeat: spare counting the
+        // rest.
+        let mut distinct = Distinct::count(values, min, max, values.len() / 2 + MAX_SYMBOLS)?;
         let mut escaped_bytes = 0;
-        let mut by_count: Vec<(u64, W)> = Vec::new();
-        tally.for_each(|value, count| {
+        // (value, count, slot) of each value that repeats.
+        let mut table: Vec<(W, u64, usize)> = Vec::new();
+        for (slot, value, count) in distinct.entries() {
             if count > 1 {
-                by_count.push((count, value));
+                table.push((value, count, slot));
             } else {
                 escaped_bytes += varint_bytes(value);
             }
-        });
-        if by_count.is_empty() {
+        }
+        if table.is_empty() {
             return None;
         }
-        // The most frequent first; equal counts in value order, so that plans are repeatable.
-        by_count.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        for &(count, value) in by_count.iter().skip(MAX_SYMBOLS) {
-            escaped_bytes += count as usize * varint_bytes(value);
+        if table.len() > MAX_SYMBOLS {
+            // The most frequent get codes; equal counts in value order, so that plans are
+            // repeatable.
+            table.select_nth_unstable_by(MAX_SYMBOLS - 1, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            for &(value, count, _) in &table[MAX_SYMBOLS..] {
+                escaped_bytes += count as usize * varint_bytes(value);
+            }
+            table.truncate(MAX_SYMBOLS);
         }
-        by_count.truncate(MAX_SYMBOLS);
-        let coded: u64 = by_count.iter().map(|&(count, _)| count).sum();
+        // The table goes in value order (a dense set's entries come so already). Code lengths
+        // break ties between equal weights by this order, so they do not depend on how the
+        // values were counted.
+        table.sort_unstable_by_key(|&(value, ..)| value);
+        let coded: u64 = table.iter().map(|&(_, count, _)| count).sum();
         let escapes = values.len() - coded as usize;
-        let mut weights: Vec<u64> = by_count.iter().map(|&(count, _)| count).collect();
+        let mut weights: Vec<u64> = table.iter().map(|&(_, count, _)| count).collect();
         if escapes > 0 {
             weights.push(escapes as u64);
         }
-        let by_weight = code_lengths(&weights);
+        let lengths = code_lengths(&weights);
         let code_bits = weights
             .iter()
-            .zip(&by_weight)
+            .zip(&lengths)
             .map(|(&weight, &length)| weight * u64::from(length))
             .sum();
-        // Order the table by value, carrying each value's length along.
-        let mut table: Vec<(W, u32)> = by_count
-            .iter()
-            .zip(&by_weight)
-            .map(|(&(_, value), &length)| (value, length))
-            .collect();
-        table.sort_unstable_by_key(|&(value, _)| value);
-        let mut lengths: Vec<u32> = table.iter().map(|&(_, length)| length).collect();
-        if escapes > 0 {
-            lengths.extend(by_weight.last());
-        }
-        // The tally turns into each value's symbol: escaped unless it has a code.
-        tally.fill(table.len() as u64);
-        for (symbol, &(value, _)) in table.iter().enumerate() {
-            tally.set(value, symbol as u64);
+        // Each value's slot now holds its symbol: escaped unless it has a code.
+        let slots = distinct.slots_mut();
+        slots.fill(table.len() as u64);
+        for (symbol, &(_, _, slot)) in table.iter().enumerate() {
+            slots[slot] = symbol as u64;
         }
         Some(Plan {
-            values: table.into_iter().map(|(value, _)| value).collect(),
+            values: table.into_iter().map(|(value, ..)| value).collect(),
             lengths,
             escapes,
             escaped_bytes,
             code_bits,
-            symbols: tally,
+            symbols: distinct,
         })
     }
 
@@ -129,11 +128,7 @@ impl<W: Word> Plan<W> {
             + self.code_bits.div_ceil(8) as usize
     }
 
-    /// The symbol of `value`, one of the column's.
-    fn symbol(&self, value: W) -> usize {
-        self.symbols.get(value) as usize
-    }
-
+    /// Encodes `values`, the values the plan was made for.
     pub(super) fn encode(
         &self,
         values: &[W],
@@ -148,8 +143,8 @@ impl<W: Word> Plan<W> {
         let codes = canonical_codes(&self.lengths);
         let mut escaped = Vec::with_capacity(self.escapes);
         let mut bits = BitWriter::with_capacity(self.code_bits.div_ceil(8) as usize);
-        for &value in values {
-            let symbol = self.symbol(value);
+        for (position, &value) in values.iter().enumerate() {
+            let symbol = self.symbols.get(position, value) as usize;
             if symbol == escape {
                 escaped.push(value);
             }
@@ -167,93 +162,6 @@ impl<W: Word> Plan<W> {
     }
 }
 
-/// A number for each distinct value of a column: first how many times it occurs, then its
-/// symbol. Values within a small range are kept in an array, which is several times faster than
-/// hashing.
-enum Tally<W> {
-    /// Slot `v - min` for value `v`.
-    Dense {
-        min: W,
-        slots: Vec<u64>,
-    },
-    Hashed(FxHashMap<W, u64>),
-}
-
-impl<W: Word> Tally<W> {
-    /// How many times each value of `values` (within `min..=max`) occurs, or `None` once more
-    /// values are distinct than codes and half the column (they hardly repeat: spare hashing the
-    /// rest).
-    fn count(values: &[W], min: W, max: W) -> Option<Self> {
-        /// The widest range counted in an array, and its most entries per value.
-        const DENSE_BITS: u32 = 16;
-        const DENSE_PER_VALUE: usize = 16;
-        /// Room reserved for distinct values up front, so that small columns never rehash.
-        const RESERVED: usize = 1 << 12;
-        let range = max.wrapping_sub(min);
-        if bit_width(range) <= DENSE_BITS
-            && range.low_u64() as usize <= DENSE_PER_VALUE * values.len()
-        {
-            let mut slots = vec![0u64; range.low_u64() as usize + 1];
-            for &value in values {
-                slots[value.wrapping_sub(min).low_u64() as usize] += 1;
-            }
-            return Some(Tally::Dense { min, slots });
-        }
-        let limit = values.len() / 2 + MAX_SYMBOLS;
-        let mut counts: FxHashMap<W, u64> =
-            FxHashMap::with_capacity_and_hasher(values.len().min(RESERVED), Default::default());
-        for &value in values {
-            *counts.entry(value).or_default() += 1;
-            if counts.len() > limit {
-                return None;
-            }
-        }
-        Some(Tally::Hashed(counts))
-    }
-
-    /// Calls `f` with each value that has a number, and the number.
-    fn for_each(&self, mut f: impl FnMut(W, u64)) {
-        match self {
-            Tally::Dense { min, slots } => {
-                for (offset, &count) in slots.iter().enumerate() {
-                    if count > 0 {
-                        f(min.wrapping_add(W::from_u64(offset as u64)), count);
-                    }
-                }
-            }
-            Tally::Hashed(counts) => counts.iter().for_each(|(&value, &count)| f(value, count)),
-        }
-    }
-
-    /// Gives every value the number `number`.
-    fn fill(&mut self, number: u64) {
-        match self {
-            Tally::Dense { slots, .. } => slots.fill(number),
-            Tally::Hashed(counts) => counts.values_mut().for_each(|n| *n = number),
-        }
-    }
-
-    fn set(&mut self, value: W, number: u64) {
-        match self {
-            Tally::Dense { min, slots } => {
-                slots[value.wrapping_sub(*min).low_u64() as usize] = number
-            }
-            Tally::Hashed(counts) => {
-                counts.insert(value, number);
-            }
-        }
-    }
-
-    /// The number of `value`, one of the values counted.
-    #[inline]
-    fn get(&self, value: W) -> u64 {
-        match self {
-            Tally::Dense { min, slots } => slots[value.wrapping_sub(*min).low_u64() as usize],
-            Tally::Hashed(counts) => counts.get(&value).copied().unwrap_or_default(),
-        }
-    }
-}
-
 fn varint_bytes<W: Word>(value: W) -> usize {
     (bit_width(value) as usize).max(1).div_ceil(7)
 }
@@ -267,7 +175,8 @@ fn code_lengths(weights: &[u64]) -> Vec<u32> {
     // Build the tree from the lightest up (two queues: leaves sorted, merged nodes in the order
     // made), then read each leaf's depth.
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| weights[i]);
+    // Equal weights in the order given.
+    order.sort_unstable_by_key(|&i| (weights[i], i));
     let mut parent = vec![0usize; 2 * n - 1];
     let mut merged: Vec<(u64, usize)> = Vec::with_capacity(n - 1);
     let (mut leaf, mut next_merged) = (0, 0);
@@ -617,34 +526,6 @@ mod tests {
             assert_eq!(decoded::<u16>(&out, narrow.len()).unwrap(), narrow);
         }
         assert!(coded >= 5, "only {coded} shapes had repeats");
-    }
-
-    #[test]
-    fn counting_in_an_array_agrees_with_counting_by_hash() {
-        let narrow: Vec<u64> = skewed(5000).iter().map(|v| v % 3000 + 1_000_000).collect();
-        let wide = skewed(5000);
-        let extremes: Vec<u8> = (0..300).map(|i| [0, 255, 7][i % 3]).collect();
-        /// The counts of `values`, widened, in value order, and whether an array held them.
-        fn counted<W: Word>(values: &[W]) -> (Vec<(u64, u64)>, bool) {
-            let (min, max) = (values.iter().min().unwrap(), values.iter().max().unwrap());
-            let tally = Tally::count(values, *min, *max).unwrap();
-            let mut counts = Vec::new();
-            tally.for_each(|value, count| counts.push((value.low_u64(), count)));
-            counts.sort_unstable();
-            (counts, matches!(tally, Tally::Dense { .. }))
-        }
-        let check = |(counted, dense): (Vec<(u64, u64)>, bool), values: &[u64], in_array| {
-            let mut reference = std::collections::BTreeMap::new();
-            for &v in values {
-                *reference.entry(v).or_insert(0u64) += 1;
-            }
-            assert_eq!(counted, reference.into_iter().collect::<Vec<_>>());
-            assert_eq!(dense, in_array);
-        };
-        check(counted(&narrow), &narrow, true);
-        check(counted(&wide), &wide, false);
-        let widened: Vec<u64> = extremes.iter().map(|&v| u64::from(v)).collect();
-        check(counted(&extremes), &widened, true);
     }
 
     /// More repeated values than codes: the rarest repeated values are escaped too. As 33,334 is

@@ -23,6 +23,7 @@
 
 pub(crate) mod bitpack;
 mod dictionary;
+mod distinct;
 mod fixed;
 mod huffman;
 mod rle;
@@ -247,6 +248,15 @@ impl_word!(u8, u16, u32, u64, u128);
 #[inline]
 pub(crate) fn bit_width<W: Word>(value: W) -> u32 {
     W::BITS - value.leading_zeros()
+}
+
+/// The smallest and largest of `values` (for none, the largest word and 0).
+pub(crate) fn extremes<W: Word>(values: &[W]) -> (W, W) {
+    values
+        .iter()
+        .fold((W::ZERO.wrapping_sub(W::ONE), W::ZERO), |(min, max), &v| {
+            (min.min(v), max.max(v))
+        })
 }
 
 /// Decodes `count` words. The caller has charged the budget for the words themselves; nested

@@ -11,11 +11,11 @@
 
 use std::borrow::Cow;
 
-use rustc_hash::FxHashSet;
-
+use super::distinct::Numbering;
 use super::transform::zigzag;
 use super::{
-    bit_width, bitpack, dictionary, fixed, huffman, rle, simple16, transform, varint, Word,
+    bit_width, bitpack, dictionary, extremes, fixed, huffman, rle, simple16, transform, varint,
+    Word,
 };
 use crate::encodings::bytes::write_prefixed;
 use crate::encodings::{zstd, Settings};
@@ -450,9 +450,10 @@ fn count_distinct<W: Word>(values: &[W], limit: usize) -> Option<usize> {
     if values.len() > 2 * PREFIX {
         count_distinct(&values[..PREFIX], limit.min(PREFIX * 3 / 4))?;
     }
-    let mut seen = FxHashSet::with_capacity_and_hasher(limit.min(values.len()), Default::default());
-    for value in values {
-        if seen.insert(*value) && seen.len() > limit {
+    let mut seen = Numbering::with_capacity(limit.min(values.len()));
+    for &value in values {
+        seen.number(value);
+        if seen.len() > limit {
             return None;
         }
     }
@@ -542,13 +543,7 @@ fn encode_as<W: Word>(
     chain: Chain,
     out: &mut Vec<u8>,
 ) {
-    let extremes = || {
-        values
-            .iter()
-            .fold((W::ZERO.wrapping_sub(W::ONE), W::ZERO), |(min, max), &v| {
-                (min.min(v), max.max(v))
-            })
-    };
+    let extremes = || extremes(values);
     match choice {
         Choice::Fixed => fixed::encode(values, extremes().1, out),
         Choice::Varint => varint::encode(values, out),
