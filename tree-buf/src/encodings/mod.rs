@@ -15,6 +15,7 @@ pub(crate) mod bytes;
 pub(crate) mod describe;
 pub(crate) mod float;
 pub(crate) mod int;
+pub(crate) mod numbering;
 pub(crate) mod string;
 pub(crate) mod zstd;
 

@@ -24,7 +24,6 @@
 //!
 //! Every string must be valid UTF-8 on its own: a string boundary inside a character is corrupt.
 
-use rustc_hash::FxHashMap;
 use std::ops::Range;
 
 use super::budget::Budget;
@@ -32,6 +31,7 @@ use super::bytes::{write_prefixed, write_varint, ByteReader};
 use super::describe::{Codec, Describer, Encoding};
 use super::int;
 use super::int::select::{encode_nested, encode_nested_prefixed, Chain};
+use super::numbering::Numbering;
 use super::zstd::{self, Frame};
 use super::{check_depth, tags, Settings};
 use crate::error::{corrupt, DecodeError};
@@ -146,18 +146,22 @@ impl Ranks {
     /// The ranks of `column`, or `None` as soon as more than `max_distinct` of its strings are
     /// distinct.
     pub(crate) fn at_most(column: &StrColumn, max_distinct: usize) -> Option<Ranks> {
-        let mut index: FxHashMap<&str, u32> = FxHashMap::default();
+        /// Room for distinct strings reserved up front, so that small columns never grow it.
+        const RESERVED: usize = 1 << 12;
+        let capacity = column.len().min(max_distinct + 1).min(RESERVED);
+        let mut numbering = Numbering::with_capacity(capacity);
         let mut firsts = Vec::new();
         let mut ranks = Vec::with_capacity(column.len());
-        for (position, value) in column.iter().enumerate() {
-            let next = index.len() as u32;
-            ranks.push(*index.entry(value).or_insert_with(|| {
+        let bytes = column.bytes.as_bytes();
+        for (position, span) in column.spans.iter().enumerate() {
+            let rank = numbering.number(&bytes[span.clone()]);
+            if rank as usize == firsts.len() {
                 firsts.push(position);
-                next
-            }));
-            if firsts.len() > max_distinct {
-                return None;
+                if firsts.len() > max_distinct {
+                    return None;
+                }
             }
+            ranks.push(rank);
         }
         Some(Ranks { ranks, firsts })
     }

@@ -4,6 +4,7 @@
 //! where the value occurs. An encoding stage of its own, not a stream: it has no wire grammar.
 
 use super::{bit_width, Word};
+use crate::encodings::numbering::Numbering;
 
 /// The widest range of values kept in an array indexed by value, and its most slots per value of
 /// the column: an array is several times faster than hashing.
@@ -87,87 +88,6 @@ impl<W: Word> Distinct<W> {
             Distinct::Dense { min, slots } => slots[value.wrapping_sub(*min).low_u64() as usize],
             Distinct::Hashed { slots, at, .. } => slots[at[position] as usize],
         }
-    }
-}
-
-/// Numbers the distinct values it is shown in order of first appearance, by open addressing:
-/// a value is looked for from a slot its hash picks, then in the slots after. Several times
-/// faster than a general hash map for a word, and the numbers need no second map.
-pub(super) struct Numbering<W> {
-    /// The values in order of first appearance: value `n` has number `n`.
-    values: Vec<W>,
-    /// Each slot of the table: 0 when empty, else a value's number plus one.
-    table: Vec<u32>,
-    /// The bits of a hash beyond the table's size.
-    shift: u32,
-}
-
-impl<W: Word> Numbering<W> {
-    /// A numbering with room for `capacity` values before its table grows.
-    pub(super) fn with_capacity(capacity: usize) -> Self {
-        let bits = (2 * capacity.max(8)).next_power_of_two().trailing_zeros();
-        Numbering {
-            values: Vec::with_capacity(capacity),
-            table: vec![0; 1 << bits],
-            shift: 64 - bits,
-        }
-    }
-
-    /// The number of distinct values seen.
-    pub(super) fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    /// The number of `value`, a new one if it has not been seen.
-    #[inline]
-    pub(super) fn number(&mut self, value: W) -> u32 {
-        let mask = self.table.len() - 1;
-        let mut slot = self.home(value);
-        loop {
-            match self.table[slot] {
-                0 => break,
-                entry if self.values[entry as usize - 1] == value => return entry - 1,
-                _ => slot = (slot + 1) & mask,
-            }
-        }
-        let number = self.values.len() as u32;
-        self.values.push(value);
-        self.table[slot] = number + 1;
-        // At most half full, so that a search meets an empty slot soon.
-        if 2 * self.values.len() > self.table.len() {
-            self.grow();
-        }
-        number
-    }
-
-    /// The slot where the search for `value` starts: the top bits of its Fibonacci hash.
-    #[inline]
-    fn home(&self, value: W) -> usize {
-        let high = if W::BITS > 64 {
-            (value >> 64).low_u64()
-        } else {
-            0
-        };
-        ((value.low_u64() ^ high).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
-    }
-
-    /// Doubles the table and puts every value back.
-    fn grow(&mut self) {
-        self.table = vec![0; 2 * self.table.len()];
-        self.shift -= 1;
-        let mask = self.table.len() - 1;
-        for (number, &value) in self.values.iter().enumerate() {
-            let mut slot = self.home(value);
-            while self.table[slot] != 0 {
-                slot = (slot + 1) & mask;
-            }
-            self.table[slot] = number as u32 + 1;
-        }
-    }
-
-    /// The values, in order of first appearance.
-    pub(super) fn into_values(self) -> Vec<W> {
-        self.values
     }
 }
 

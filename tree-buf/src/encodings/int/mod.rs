@@ -39,6 +39,7 @@ use std::ops::{BitAnd, BitOr, BitXor, Shl, Shr};
 use super::budget::Budget;
 use super::bytes::ByteReader;
 use super::describe::{Codec, Describer, Encoding};
+use super::numbering::Key;
 use super::zstd::{self, Frame};
 use super::{check_depth, tags};
 use crate::error::DecodeError;
@@ -145,7 +146,8 @@ impl<'a, W: Word> IntStream<'a, W> {
 
 /// An unsigned machine word that integer streams are made of.
 pub(crate) trait Word:
-    Copy
+    Key
+    + Copy
     + Default
     + Eq
     + Ord

@@ -11,13 +11,13 @@
 
 use std::borrow::Cow;
 
-use super::distinct::Numbering;
 use super::transform::zigzag;
 use super::{
     bit_width, bitpack, dictionary, extremes, fixed, huffman, rle, simple16, transform, varint,
     Word,
 };
 use crate::encodings::bytes::write_prefixed;
+use crate::encodings::numbering::Numbering;
 use crate::encodings::{zstd, Settings};
 
 /// The transforms a cascade has applied so far, and how deep it is.
