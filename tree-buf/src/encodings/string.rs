@@ -76,12 +76,18 @@ impl StrColumn {
     }
 }
 
-pub(crate) fn encode(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {
-    let dictionary = Dictionary::of(column).filter(|d| d.estimate() < plain_estimate(column));
+/// Encodes `column`, and returns its ranks when it may key another column or be keyed
+/// ([`Ranks::keyable`]): the dictionary is made from them, so they are found once for both.
+pub(crate) fn encode(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) -> Option<Ranks> {
+    let ranks = Ranks::keyable(column);
+    let dictionary = (ranks.as_ref())
+        .and_then(|ranks| Dictionary::of(column, ranks))
+        .filter(|d| d.estimate() < plain_estimate(column));
     zstd::best_of(settings, out, |settings, out| match &dictionary {
         Some(dictionary) => dictionary.encode(settings, out),
         None => encode_plain(column, settings, out),
     });
+    ranks
 }
 
 fn encode_plain(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {
@@ -99,22 +105,25 @@ fn plain_estimate(column: &StrColumn) -> usize {
 }
 
 /// The distinct strings of a column and an index into them for each string.
-struct Dictionary {
+struct Dictionary<'a> {
     distinct: StrColumn,
-    indices: Vec<u32>,
+    indices: &'a [u32],
 }
 
-impl Dictionary {
-    /// The dictionary, when at most half the strings are distinct.
-    fn of(column: &StrColumn) -> Option<Dictionary> {
-        let ranks = Ranks::at_most(column, column.len() / 2)?;
+impl<'a> Dictionary<'a> {
+    /// The dictionary of `column`, whose ranks are `ranks`, when at most half its strings are
+    /// distinct.
+    fn of(column: &StrColumn, ranks: &'a Ranks) -> Option<Dictionary<'a>> {
+        if ranks.firsts.len() > column.len() / 2 {
+            return None;
+        }
         let mut distinct = StrColumn::default();
         for &at in &ranks.firsts {
             distinct.push(column.get(at));
         }
         Some(Dictionary {
             distinct,
-            indices: ranks.ranks,
+            indices: &ranks.ranks,
         })
     }
 
@@ -130,7 +139,7 @@ impl Dictionary {
         let mut nested = Vec::new();
         encode_plain(&self.distinct, settings, &mut nested);
         write_prefixed(out, &nested);
-        encode_nested(&self.indices, settings, Chain::default(), out);
+        encode_nested(self.indices, settings, Chain::default(), out);
     }
 }
 
@@ -214,6 +223,7 @@ pub(crate) fn encode_keyed(
     let mut out = vec![StrTag::Keyed as u8];
     write_varint(&mut out, source_branch as u64);
     write_varint(&mut out, table.len() as u64);
+    // The table and the exceptions key nothing: their ranks are not needed.
     let mut nested = Vec::new();
     encode(&table, settings, &mut nested);
     write_prefixed(&mut out, &nested);

@@ -33,10 +33,14 @@ pub(crate) fn write_with(
         |(column, group): &(Column, Option<usize>)| column.encode(*group, &options.settings);
     let values: usize = columns.iter().map(|(column, _)| column.len()).sum();
     let parallel = options.parallel && values >= PARALLEL_MIN_VALUES;
-    let mut branches = crate::parallel::map(columns.iter().collect(), parallel, encode);
+    let (mut branches, ranks): (Vec<Vec<u8>>, Vec<_>) =
+        crate::parallel::map(columns.iter().collect(), parallel, encode)
+            .into_iter()
+            .unzip();
     key_string_siblings(
         &schema,
         &columns,
+        &ranks,
         &mut branches,
         &options.settings,
         parallel,
