@@ -10,6 +10,7 @@
 //! that leaf, so an estimate can cost speed but never more bytes than no transform at all.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 use super::transform::zigzag;
 use super::{
@@ -316,6 +317,7 @@ fn choose_transform<W: Word>(
         group,
         settings,
         chain,
+        ranking.is_some(),
         |choice, size| {
             if ranking.is_some() {
                 candidates.push(choice);
@@ -344,14 +346,17 @@ pub(crate) fn estimate<W: Word>(values: &[W], settings: &Settings) -> usize {
         None,
         settings,
         Chain::default(),
+        false,
         |_, size| best = best.min(size),
     );
     best.min(leaf)
 }
 
 /// Prices every transform that `chain` allows on `sample` (of a column of `len` values), whose
-/// profiles are `profiles`: `consider` gets each with the size it should give the whole column.
-/// Returns the size a leaf codec alone should give it.
+/// profiles are `profiles`: `consider` gets each with the size it should give the whole column,
+/// in turn. Unless `every_candidate`, one that could not beat those before it and a leaf codec
+/// may be left out. Returns the size a leaf codec alone should give the column.
+#[allow(clippy::too_many_arguments)]
 fn price_transforms<W: Word>(
     len: usize,
     sample: &[W],
@@ -359,6 +364,7 @@ fn price_transforms<W: Word>(
     group: Option<usize>,
     settings: &Settings,
     chain: Chain,
+    every_candidate: bool,
     mut consider: impl FnMut(Choice, usize),
 ) -> usize {
     let sample_len = profiles.values.len;
@@ -373,6 +379,12 @@ fn price_transforms<W: Word>(
     let per_value = |count: usize| (leaf * count).div_ceil(sample_len);
     let index_bytes = |distinct: usize, count: usize| {
         (count * bit_width((distinct as u64).saturating_sub(1)) as usize).div_ceil(8)
+    };
+    // The size to beat: the smallest so far.
+    let to_beat = Cell::new(scale(leaf));
+    let mut consider = |choice: Choice, size: usize| {
+        to_beat.set(to_beat.get().min(size));
+        consider(choice, size);
     };
 
     if let Some(group) = group.filter(|_| chain.depth == 0) {
@@ -406,12 +418,23 @@ fn price_transforms<W: Word>(
     if !chain.has(Chain::DICTIONARY) && !chain.has(Chain::RLE) {
         // Indices of `distinct` entries take bit_width(distinct - 1) bits: a dictionary can only
         // win with fewer entries than the values' bits now allow.
-        let limit = (sample_len / 2).min(1 << (8 * leaf / sample_len).min(30));
-        if let Some(distinct) = count_distinct(sample, limit) {
-            consider(
-                Choice::Dictionary,
-                4 + per_value(distinct) + scale(index_bytes(distinct, sample_len)),
-            );
+        let size =
+            |distinct: usize| 4 + per_value(distinct) + scale(index_bytes(distinct, sample_len));
+        let mut limit = (sample_len / 2).min(1 << (8 * leaf / sample_len).min(30));
+        if !every_candidate {
+            // Nor with more entries than keep it below the size to beat: it grows with them.
+            let (mut fewer, mut more) = (0, limit);
+            while fewer < more {
+                let middle = (fewer + more).div_ceil(2);
+                match size(middle) < to_beat.get() {
+                    true => fewer = middle,
+                    false => more = middle - 1,
+                }
+            }
+            limit = fewer;
+        }
+        if let Some(distinct) = count_distinct(sample, limit).filter(|_| limit > 0) {
+            consider(Choice::Dictionary, size(distinct));
         }
     }
     scale(leaf)
@@ -445,17 +468,24 @@ fn rank_by_compression<W: Word>(
 
 /// The number of distinct values, if it is at most `limit`.
 fn count_distinct<W: Word>(values: &[W], limit: usize) -> Option<usize> {
-    // Values that hardly repeat show it early: a prefix spares hashing the whole column.
+    // Values that hardly repeat show it early: a long column whose prefix is mostly distinct is
+    // given up there, sparing hashing the rest.
     const PREFIX: usize = 128;
-    if values.len() > 2 * PREFIX {
-        count_distinct(&values[..PREFIX], limit.min(PREFIX * 3 / 4))?;
-    }
+    let prefix_limit = match values.len() > 2 * PREFIX {
+        true => limit.min(PREFIX * 3 / 4),
+        false => limit,
+    };
+    let (prefix, rest) = values.split_at(values.len().min(PREFIX));
     let mut seen = Numbering::with_capacity(limit.min(values.len()));
-    for &value in values {
-        seen.number(value);
-        if seen.len() > limit {
-            return None;
-        }
+    // Whether `values` keep the count within `limit`.
+    let mut within = |values: &[W], limit: usize| {
+        values.iter().all(|&value| {
+            seen.number(value);
+            seen.len() <= limit
+        })
+    };
+    if !within(prefix, prefix_limit) || !within(rest, limit) {
+        return None;
     }
     Some(seen.len())
 }
