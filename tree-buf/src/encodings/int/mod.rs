@@ -178,7 +178,8 @@ pub(crate) trait Word:
     fn low_u64(self) -> u64;
     /// Zero-extends (or truncates) a `u64`.
     fn from_u64(value: u64) -> Self;
-    fn write_le(self, out: &mut Vec<u8>, width: usize);
+    /// The word's little-endian bytes, zeros past its size.
+    fn to_le_padded(self) -> [u8; 16];
     /// Reads a word from up to `BYTES` little-endian bytes.
     fn read_le(bytes: &[u8]) -> Self;
     /// Reads a word from the first `BYTES` of 16 little-endian bytes.
@@ -226,8 +227,10 @@ macro_rules! impl_word {
                 value as $t
             }
             #[inline]
-            fn write_le(self, out: &mut Vec<u8>, width: usize) {
-                out.extend_from_slice(&self.to_le_bytes()[..width]);
+            fn to_le_padded(self) -> [u8; 16] {
+                let mut bytes = [0u8; 16];
+                bytes[..size_of::<$t>()].copy_from_slice(&self.to_le_bytes());
+                bytes
             }
             #[inline]
             fn from_le_padded(bytes: [u8; 16]) -> Self {
