@@ -49,9 +49,8 @@ pub(super) fn encode<W: Word>(values: &[W], settings: &Settings, chain: Chain, o
     for (index, &(slot, ..)) in entries.iter().enumerate() {
         slots[slot] = index as u64;
     }
-    let indices: Vec<u32> = (values.iter().enumerate())
-        .map(|(position, &value)| distinct.get(position, value) as u32)
-        .collect();
+    let mut indices = Vec::with_capacity(values.len());
+    distinct.numbers(values, |_, index| indices.push(index as u32));
     let sorted: Vec<W> = entries.into_iter().map(|(_, value, _)| value).collect();
     out.push(IntTag::Dictionary as u8);
     write_varint(out, sorted.len() as u64);

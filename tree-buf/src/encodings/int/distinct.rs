@@ -81,12 +81,15 @@ impl<W: Word> Distinct<W> {
         }
     }
 
-    /// What the slot of `value`, found at `position` of the column, holds.
+    /// Calls `f` with each of `values`, the column counted, and what its slot holds, in order.
     #[inline]
-    pub(super) fn get(&self, position: usize, value: W) -> u64 {
+    pub(super) fn numbers(&self, values: &[W], mut f: impl FnMut(W, u64)) {
         match self {
-            Distinct::Dense { min, slots } => slots[value.wrapping_sub(*min).low_u64() as usize],
-            Distinct::Hashed { slots, at, .. } => slots[at[position] as usize],
+            Distinct::Dense { min, slots } => (values.iter())
+                .for_each(|&value| f(value, slots[value.wrapping_sub(*min).low_u64() as usize])),
+            Distinct::Hashed { slots, at, .. } => {
+                (values.iter().zip(at)).for_each(|(&value, &slot)| f(value, slots[slot as usize]))
+            }
         }
     }
 }
@@ -150,9 +153,12 @@ mod tests {
             for (slot, value, _) in entries {
                 distinct.slots_mut()[slot] = value * 10;
             }
-            for (position, &value) in values.iter().enumerate() {
-                assert_eq!(distinct.get(position, value), value * 10);
-            }
+            let mut seen = 0;
+            distinct.numbers(&values, |value, number| {
+                assert_eq!(number, value * 10);
+                seen += 1;
+            });
+            assert_eq!(seen, values.len());
             assert!(
                 Distinct::count(&values, min, max, 2).is_none(),
                 "over the limit"

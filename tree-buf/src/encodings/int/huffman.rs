@@ -143,14 +143,14 @@ impl<W: Word> Plan<W> {
         let codes = canonical_codes(&self.lengths);
         let mut escaped = Vec::with_capacity(self.escapes);
         let mut bits = BitWriter::with_capacity(self.code_bits.div_ceil(8) as usize);
-        for (position, &value) in values.iter().enumerate() {
-            let symbol = self.symbols.get(position, value) as usize;
+        self.symbols.numbers(values, |value, symbol| {
+            let symbol = symbol as usize;
             if symbol == escape {
                 escaped.push(value);
             }
             let (code, length) = codes[symbol];
             bits.write(code, length);
-        }
+        });
         out.push(IntTag::Huffman as u8);
         write_varint(out, self.values.len() as u64);
         let lengths: Vec<u8> = self.lengths.iter().map(|&l| l as u8).collect();
