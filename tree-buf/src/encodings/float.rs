@@ -610,6 +610,34 @@ mod tests {
         );
     }
 
+    /// A float column's candidates are priced, not encoded: the integer streams chosen for are
+    /// those of the result, whatever the column's size (here up to more than a sample).
+    #[test]
+    fn only_the_chosen_cascade_is_encoded() {
+        use crate::encodings::int::select::tests::chosen_and_written;
+        for n in [300, test_len(20_000)] {
+            let columns: [Vec<f64>; 4] = [
+                (0..n).map(|i| 100.0 + (i % 300) as f64 * 0.01).collect(),
+                (0..n).map(|i| (i as f64 * 0.001).sin() * 90.0).collect(),
+                (0..n).map(|i| [0.5, 1.5, 2.25][i % 3]).collect(),
+                (0..n).map(|i| i as f64 * 1e-300).collect(),
+            ];
+            for values in columns {
+                let bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
+                let mut out = Vec::new();
+                let (chosen, written) = chosen_and_written(|| {
+                    encode(&bits, &Settings::fast(), &mut out);
+                    describe::<u64>(&out, Describer::new(false))
+                });
+                let float_transforms = match FloatTag::from_byte(out[0]) {
+                    Some(FloatTag::Decimal | FloatTag::Xor | FloatTag::Lossy) => 1,
+                    _ => 0,
+                };
+                assert_eq!(chosen, written - float_transforms, "{}", described(&out));
+            }
+        }
+    }
+
     #[test]
     fn f32_round_trips() {
         let values: Vec<u32> = (0..test_len(1000))

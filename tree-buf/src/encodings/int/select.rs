@@ -155,19 +155,22 @@ impl<W: Word> Profile<W> {
         1 + self.simple16_centibits.div_ceil(800)
     }
 
-    /// The size of the cheapest leaf codec, estimated (exact for fixed and varint).
-    fn leaf_estimate(&self, settings: &Settings) -> usize {
-        let fixed = self.fixed_size();
+    /// The size of the cheapest leaf codec for `len` values like the profiled ones, estimated
+    /// (exact for fixed and varint when `len` is the number profiled). What each value costs is
+    /// scaled to `len`; what a stream costs once is not.
+    fn leaf_estimate(&self, settings: &Settings, len: usize) -> usize {
+        let scaled = |sum: usize| sum * len / self.len.max(1);
+        let fixed = fixed::size(len, self.max);
         if settings.byte_aligned {
             return fixed;
         }
-        let mut best = fixed.min(1 + self.varint_bytes);
+        let mut best = fixed.min(1 + scaled(self.varint_bytes));
         let range = bit_width(self.max.wrapping_sub(self.min)) as usize;
         if self.len >= 16 && range <= 32 {
-            best = best.min(2 + (self.len * range).div_ceil(8) + self.len.div_ceil(32));
+            best = best.min(2 + (len * range).div_ceil(8) + len.div_ceil(32));
         }
         if self.len >= 16 && bit_width(self.max) <= simple16::MAX_BITS {
-            best = best.min(self.simple16_estimate());
+            best = best.min(1 + scaled(self.simple16_centibits).div_ceil(800));
         }
         best
     }
@@ -244,6 +247,13 @@ pub(crate) fn encode_nested<W: Word>(
     encode_choice(values, None, settings, chain, out);
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many streams have had their cascade chosen on this thread: tests bound the work of
+    /// choosing by it.
+    pub(crate) static CHOICES: Cell<usize> = const { Cell::new(0) };
+}
+
 fn encode_choice<W: Word>(
     values: &[W],
     group: Option<usize>,
@@ -251,6 +261,8 @@ fn encode_choice<W: Word>(
     chain: Chain,
     out: &mut Vec<u8>,
 ) {
+    #[cfg(test)]
+    CHOICES.with(|choices| choices.set(choices.get() + 1));
     let sample = sample(values, group.unwrap_or(1));
     let profiles = Profiles::of(&sample);
     // A sample that is the whole column profiles it exactly.
@@ -371,17 +383,18 @@ fn price_transforms<W: Word>(
     // Sizes are for the whole column: what grows with the values is scaled up from the sample,
     // while dictionary entries are taken to be those the sample shows.
     let scale = |sample_bytes: usize| sample_bytes * len / sample_len.max(1);
-    let leaf = profiles.values.leaf_estimate(settings);
+    let leaf = profiles.values.leaf_estimate(settings, len);
     if sample_len < 8 || chain.depth >= MAX_TRANSFORMS {
-        return scale(leaf);
+        return leaf;
     }
     // A dictionary's entries and a run's values cost about what a value costs now.
-    let per_value = |count: usize| (leaf * count).div_ceil(sample_len);
+    let sample_leaf = profiles.values.leaf_estimate(settings, sample_len);
+    let per_value = |count: usize| (sample_leaf * count).div_ceil(sample_len);
     let index_bytes = |distinct: usize, count: usize| {
         (count * bit_width((distinct as u64).saturating_sub(1)) as usize).div_ceil(8)
     };
     // The size to beat: the smallest so far.
-    let to_beat = Cell::new(scale(leaf));
+    let to_beat = Cell::new(leaf);
     let mut consider = |choice: Choice, size: usize| {
         to_beat.set(to_beat.get().min(size));
         consider(choice, size);
@@ -399,13 +412,17 @@ fn price_transforms<W: Word>(
         }
     }
     if !chain.has(Chain::DELTA) && !chain.has(Chain::RLE) {
-        // Priced as delta → zigzag; the nested stream drops the zigzag when it does not pay.
-        let deltas = profiles.delta_zigzag.leaf_estimate(settings);
-        consider(Choice::Delta, 2 + scale(deltas));
+        // Priced as delta → zigzag; the nested stream drops the zigzag when it does not pay. A
+        // stream zigzagged already cannot zigzag its deltas: they are priced as they are.
+        let deltas = match chain.has(Chain::ZIGZAG) {
+            true => Profile::of(&transform::deltas(sample)),
+            false => profiles.delta_zigzag,
+        };
+        consider(Choice::Delta, 2 + deltas.leaf_estimate(settings, len));
     }
     if !chain.has(Chain::ZIGZAG) && bit_width(profiles.values.max) == W::BITS {
-        let zigzag = Profile::of_zigzag(sample).leaf_estimate(settings);
-        consider(Choice::Zigzag, 1 + scale(zigzag));
+        let zigzag = Profile::of_zigzag(sample).leaf_estimate(settings, len);
+        consider(Choice::Zigzag, 1 + zigzag);
     }
     if !chain.has(Chain::RLE) && profiles.runs * 2 <= sample_len {
         let runs = profiles.runs;
@@ -420,7 +437,7 @@ fn price_transforms<W: Word>(
         // win with fewer entries than the values' bits now allow.
         let size =
             |distinct: usize| 4 + per_value(distinct) + scale(index_bytes(distinct, sample_len));
-        let mut limit = (sample_len / 2).min(1 << (8 * leaf / sample_len).min(30));
+        let mut limit = (sample_len / 2).min(1 << (8 * sample_leaf / sample_len).min(30));
         if !every_candidate {
             // Nor with more entries than keep it below the size to beat: it grows with them.
             let (mut fewer, mut more) = (0, limit);
@@ -437,7 +454,7 @@ fn price_transforms<W: Word>(
             consider(Choice::Dictionary, size(distinct));
         }
     }
-    scale(leaf)
+    leaf
 }
 
 /// The candidate (or leaf, `None`) whose encoding of `sample` compresses smallest.
@@ -607,11 +624,12 @@ fn encode_as<W: Word>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::tests::described;
-    use super::super::{decode, IntTag};
+    use super::super::{decode, describe, IntTag};
     use super::*;
     use crate::encodings::budget::Budget;
+    use crate::encodings::describe::{Describer, Encoding};
     use crate::encodings::test_len;
 
     fn encoded(values: &[u64]) -> Vec<u8> {
@@ -634,6 +652,34 @@ mod tests {
             out.clear();
             fixed::encode(&shape, profile.max, &mut out);
             assert_eq!(profile.fixed_size(), out.len());
+        }
+    }
+
+    /// The streams chosen for while `encode` runs, and those its result holds.
+    pub(crate) fn chosen_and_written(encode: impl FnOnce() -> Encoding) -> (usize, usize) {
+        let before = CHOICES.with(Cell::get);
+        let encoding = encode();
+        (CHOICES.with(Cell::get) - before, encoding.iter().count())
+    }
+
+    /// Choosing a cascade encodes nothing but the winner: no candidate is trial-encoded, and
+    /// every stream chosen for is in the result.
+    #[test]
+    fn only_the_chosen_cascade_is_encoded() {
+        let mut grouped: Vec<u8> = Vec::new();
+        for i in 0..test_len(2000) as u32 {
+            grouped.extend([(i % 5) as u8 * 40; 4]);
+        }
+        let cases = (super::super::tests::shapes().into_iter())
+            .map(|shape| (shape, None))
+            .chain([(grouped.iter().map(|&v| u64::from(v)).collect(), Some(4))]);
+        for (values, group) in cases {
+            let (chosen, written) = chosen_and_written(|| {
+                let mut out = Vec::new();
+                encode_top(&values, group, &Settings::fast(), &mut out);
+                describe::<u64>(&out, Describer::new(false))
+            });
+            assert_eq!(chosen, written, "{} values", values.len());
         }
     }
 
