@@ -47,6 +47,11 @@ impl Chain {
     fn has(self, step: u8) -> bool {
         self.used & step != 0
     }
+
+    /// Whether the cascade may still take deltas: not twice, nor of runs.
+    fn allows_delta(self) -> bool {
+        !self.has(Chain::DELTA) && !self.has(Chain::RLE)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,27 +181,46 @@ impl<W: Word> Profile<W> {
     }
 }
 
-/// The values and their zigzagged deltas, profiled in one pass, and the runs of equal values.
+/// The values, their deltas as a nested stream would see them, and the runs of equal values,
+/// profiled in one pass.
 struct Profiles<W> {
     values: Profile<W>,
-    delta_zigzag: Profile<W>,
+    /// The deltas, zigzagged unless the cascade has zigzagged already (a nested stream drops
+    /// the zigzag when it does not pay, and cannot zigzag twice); none when the cascade cannot
+    /// take deltas.
+    deltas: Option<Profile<W>>,
     runs: usize,
 }
 
 impl<W: Word> Profiles<W> {
-    fn of(values: &[W]) -> Self {
+    /// The profiles of `values`, whose cascade so far is `chain`.
+    fn of(values: &[W], chain: Chain) -> Self {
+        match (chain.allows_delta(), chain.has(Chain::ZIGZAG)) {
+            (false, _) => Profiles::profile::<false, false>(values),
+            (true, false) => Profiles::profile::<true, true>(values),
+            (true, true) => Profiles::profile::<true, false>(values),
+        }
+    }
+
+    fn profile<const DELTAS: bool, const ZIGZAG: bool>(values: &[W]) -> Self {
         let mut profiles = Profiles {
             values: Profile::new(),
-            delta_zigzag: Profile::new(),
+            deltas: None,
             runs: 0,
         };
+        let mut deltas = Profile::new();
         let mut previous = values.first().map_or(W::ZERO, |&v| v.wrapping_sub(W::ONE));
         for &value in values {
             let delta = value.wrapping_sub(previous);
             profiles.runs += usize::from(delta != W::ZERO);
             profiles.values.add(value);
-            profiles.delta_zigzag.add(zigzag(delta));
+            if DELTAS {
+                deltas.add(if ZIGZAG { zigzag(delta) } else { delta });
+            }
             previous = value;
+        }
+        if DELTAS {
+            profiles.deltas = Some(deltas);
         }
         profiles
     }
@@ -264,7 +288,7 @@ fn encode_choice<W: Word>(
     #[cfg(test)]
     CHOICES.with(|choices| choices.set(choices.get() + 1));
     let sample = sample(values, group.unwrap_or(1));
-    let profiles = Profiles::of(&sample);
+    let profiles = Profiles::of(&sample, chain);
     // A sample that is the whole column profiles it exactly.
     let exact = matches!(sample, Cow::Borrowed(_)).then_some(profiles.values);
     let profile = || exact.unwrap_or_else(|| Profile::of(values));
@@ -349,7 +373,7 @@ fn choose_transform<W: Word>(
 /// estimated from a sample as the choice is.
 pub(crate) fn estimate<W: Word>(values: &[W], settings: &Settings) -> usize {
     let sample = sample(values, 1);
-    let profiles = Profiles::of(&sample);
+    let profiles = Profiles::of(&sample, Chain::default());
     let mut best = usize::MAX;
     let leaf = price_transforms(
         values.len(),
@@ -411,13 +435,7 @@ fn price_transforms<W: Word>(
             }
         }
     }
-    if !chain.has(Chain::DELTA) && !chain.has(Chain::RLE) {
-        // Priced as delta → zigzag; the nested stream drops the zigzag when it does not pay. A
-        // stream zigzagged already cannot zigzag its deltas: they are priced as they are.
-        let deltas = match chain.has(Chain::ZIGZAG) {
-            true => Profile::of(&transform::deltas(sample)),
-            false => profiles.delta_zigzag,
-        };
+    if let Some(deltas) = &profiles.deltas {
         consider(Choice::Delta, 2 + deltas.leaf_estimate(settings, len));
     }
     if !chain.has(Chain::ZIGZAG) && bit_width(profiles.values.max) == W::BITS {
