@@ -133,7 +133,7 @@ mod tests {
     #[test]
     fn numbers_follow_first_appearance_as_the_table_grows() {
         let words: Vec<u128> = (0..20_000u128)
-            .map(|i| (i * i % 7919) << 70 | i % 3)
+            .map(|i| ((i * i % 7919) << 70) | (i % 3))
             .collect();
         check(&words, 4);
         let bytes: Vec<u8> = (0..=255).collect();

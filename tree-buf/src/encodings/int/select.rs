@@ -353,7 +353,6 @@ fn choose_transform<W: Word>(
         group,
         settings,
         chain,
-        ranking.is_some(),
         |choice, size| {
             if ranking.is_some() {
                 candidates.push(choice);
@@ -382,7 +381,6 @@ pub(crate) fn estimate<W: Word>(values: &[W], settings: &Settings) -> usize {
         None,
         settings,
         Chain::default(),
-        false,
         |_, size| best = best.min(size),
     );
     best.min(leaf)
@@ -390,9 +388,9 @@ pub(crate) fn estimate<W: Word>(values: &[W], settings: &Settings) -> usize {
 
 /// Prices every transform that `chain` allows on `sample` (of a column of `len` values), whose
 /// profiles are `profiles`: `consider` gets each with the size it should give the whole column,
-/// in turn. Unless `every_candidate`, one that could not beat those before it and a leaf codec
-/// may be left out. Returns the size a leaf codec alone should give the column.
-#[allow(clippy::too_many_arguments)]
+/// in turn. Unless a zstd ranking is to compare them all, one that could not beat those before
+/// it and a leaf codec may be left out. Returns the size a leaf codec alone should give the
+/// column.
 fn price_transforms<W: Word>(
     len: usize,
     sample: &[W],
@@ -400,7 +398,6 @@ fn price_transforms<W: Word>(
     group: Option<usize>,
     settings: &Settings,
     chain: Chain,
-    every_candidate: bool,
     mut consider: impl FnMut(Choice, usize),
 ) -> usize {
     let sample_len = profiles.values.len;
@@ -456,7 +453,7 @@ fn price_transforms<W: Word>(
         let size =
             |distinct: usize| 4 + per_value(distinct) + scale(index_bytes(distinct, sample_len));
         let mut limit = (sample_len / 2).min(1 << (8 * sample_leaf / sample_len).min(30));
-        if !every_candidate {
+        if settings.ranks_by_compression(len * W::BYTES).is_none() {
             // Nor with more entries than keep it below the size to beat: it grows with them.
             let (mut fewer, mut more) = (0, limit);
             while fewer < more {
