@@ -1,21 +1,23 @@
 //! Encodes or decodes one dataset repeatedly on one thread, for a profiler to watch.
 //!
 //! `cargo run --release -p tree-buf-benches --example profile -- DATASET encode|decode [N]`,
-//! where DATASET is graphql, graphql-raw, geojson, baseball, retrosheet or aapl.
+//! where DATASET is graphql, graphql-raw, geojson, geojson-lossy (floats within 2^-12),
+//! baseball, retrosheet or aapl. `PROFILE_PREFER=faster` (or `smaller`) encodes with that
+//! preference instead of the balanced default.
 
 use std::hint::black_box;
 
 use tree_buf::{DecodeOptions, EncodeOptions, Preference};
-use tree_buf_benches::Dataset;
+use tree_buf_benches::{lossy_options, Dataset};
 use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
-fn run<T: Dataset>(value: T, what: &str, times: usize) {
-    // PROFILE_FASTER=1 encodes with `Preference::Faster`.
-    let preference = match std::env::var_os("PROFILE_FASTER") {
-        Some(_) => Preference::Faster,
-        None => Preference::Balanced,
+fn run<T: Dataset>(value: T, encode_options: EncodeOptions, what: &str, times: usize) {
+    let preference = match std::env::var("PROFILE_PREFER").as_deref() {
+        Ok("faster") => Preference::Faster,
+        Ok("smaller") => Preference::Smaller,
+        _ => Preference::Balanced,
     };
-    let encode_options = EncodeOptions::default().parallel(false).prefer(preference);
+    let encode_options = encode_options.prefer(preference).parallel(false);
     let decode_options = DecodeOptions::default().parallel(false);
     let bytes = tree_buf::encode_with_options(&value, &encode_options).expect("encodes");
     println!("{} bytes", bytes.len());
@@ -42,13 +44,15 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (dataset, what) = (args[0].as_str(), args[1].as_str());
     let times = args.get(2).map_or(10, |n| n.parse().expect("a count"));
+    let lossless = EncodeOptions::default();
     match dataset {
-        "graphql" => run(graphql::load().unwrap(), what, times),
-        "graphql-raw" => run(graphql::load_raw().unwrap(), what, times),
-        "geojson" => run(geojson::load().unwrap(), what, times),
-        "baseball" => run(baseball::load().unwrap(), what, times),
-        "retrosheet" => run(retrosheet::load_all().unwrap(), what, times),
-        "aapl" => run(stocks::load().unwrap(), what, times),
+        "graphql" => run(graphql::load().unwrap(), lossless, what, times),
+        "graphql-raw" => run(graphql::load_raw().unwrap(), lossless, what, times),
+        "geojson" => run(geojson::load().unwrap(), lossless, what, times),
+        "geojson-lossy" => run(geojson::load().unwrap(), lossy_options(), what, times),
+        "baseball" => run(baseball::load().unwrap(), lossless, what, times),
+        "retrosheet" => run(retrosheet::load_all().unwrap(), lossless, what, times),
+        "aapl" => run(stocks::load().unwrap(), lossless, what, times),
         other => panic!("unknown dataset {other}"),
     }
 }

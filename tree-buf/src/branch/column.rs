@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use crate::encodings::string::StrColumn;
+use crate::encodings::string::{Ranks, StrColumn};
 use crate::encodings::{bool as bools, float, int, string, Settings};
 
 /// Integer words of one width.
@@ -86,12 +86,18 @@ impl Column {
     }
 
     /// The branch bytes: empty for an empty column, else the chosen cascade. `group` is the
-    /// length of the fixed-size arrays whose items this column holds, if any.
-    pub(crate) fn encode(&self, group: Option<usize>, settings: &Settings) -> Vec<u8> {
+    /// length of the fixed-size arrays whose items this column holds, if any. A string column
+    /// that may key or be keyed also gives its ranks, for [`super::key_string_siblings`].
+    pub(crate) fn encode(
+        &self,
+        group: Option<usize>,
+        settings: &Settings,
+    ) -> (Vec<u8>, Option<Ranks>) {
         let mut out = Vec::new();
         if self.len() == 0 {
-            return out;
+            return (out, None);
         }
+        let mut ranks = None;
         match self {
             Column::Bool(values) => bools::encode(values, settings, &mut out),
             Column::Int(words) => match group {
@@ -103,8 +109,8 @@ impl Column {
             Column::Float(Words::U32(bits)) => float::encode(bits, settings, &mut out),
             Column::Float(Words::U64(bits)) => float::encode(bits, settings, &mut out),
             Column::Float(words) => each_width!(words, v => int::encode(v, settings, &mut out)),
-            Column::Str(column) => string::encode(column, settings, &mut out),
+            Column::Str(column) => ranks = string::encode(column, settings, &mut out),
         }
-        out
+        (out, ranks)
     }
 }

@@ -45,10 +45,12 @@ fn string_sibling_groups(schema: &SchemaTree) -> Vec<Vec<usize>> {
 
 /// Replaces the branch of each string column by a keyed stream over an earlier column of its
 /// sibling group in `schema`, where one of the same length makes it smaller. A keyed column is
-/// never a source, so decoding one reads at most one other branch.
+/// never a source, so decoding one reads at most one other branch. `ranks` holds each branch's
+/// ranks, where its column has them (see [`Column::encode`]).
 pub(crate) fn key_string_siblings(
     schema: &[u8],
     columns: &[(Column, Option<usize>)],
+    ranks: &[Option<Ranks>],
     branches: &mut [Vec<u8>],
     settings: &Settings,
     parallel: bool,
@@ -78,27 +80,23 @@ pub(crate) fn key_string_siblings(
             })
             .collect();
         // Only a column with a sibling of its length can key another or be keyed.
-        let ranks: Vec<Option<Ranks>> = (strings.iter())
-            .map(|(_, column)| {
+        let ranks: Vec<Option<&Ranks>> = (strings.iter())
+            .map(|&(index, column)| {
                 let peers = strings
                     .iter()
                     .filter(|(_, other)| other.len() == column.len());
-                if peers.count() > 1 {
-                    Ranks::keyable(column)
-                } else {
-                    None
-                }
+                ranks[index].as_ref().filter(|_| peers.count() > 1)
             })
             .collect();
         let mut sources: Vec<usize> = Vec::new();
         let mut keyed = Vec::new();
         for (at, &(target, column)) in strings.iter().enumerate() {
             let own_size = branches[target].len();
-            let best = match &ranks[at] {
+            let best = match ranks[at] {
                 Some(own) if own_size >= MIN_BRANCH_BYTES => (sources.iter())
                     .filter(|&&source| strings[source].1.len() == column.len())
                     .filter_map(|&source| {
-                        let source_ranks = ranks[source].as_ref()?;
+                        let source_ranks = ranks[source]?;
                         let source_branch = strings[source].0;
                         string::encode_keyed(
                             source_branch,

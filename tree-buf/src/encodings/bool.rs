@@ -141,19 +141,12 @@ impl<'a> BoolStream<'a> {
 pub(crate) fn encode(values: &[bool], settings: &Settings, out: &mut Vec<u8>) {
     zstd::best_of(settings, values, 1, out, |values, settings, out| {
         let packed_size = 1 + values.len().div_ceil(8);
-        let mut runs = Vec::new();
-        for (index, &value) in values.iter().enumerate() {
-            match runs.last_mut() {
-                Some(length) if index > 0 && values[index - 1] == value => *length += 1,
-                _ => runs.push(0u64),
-            }
-        }
-        if runs.len() * 4 < values.len() {
+        if let Some(lengths) = run_lengths(values) {
             let start = out.len();
             out.push(BoolTag::Rle as u8);
-            out.push(u8::from(values.first().copied().unwrap_or(false)));
-            write_varint(out, runs.len() as u64);
-            encode_nested(&runs, settings, Chain::default(), out);
+            out.push(u8::from(values[0]));
+            write_varint(out, lengths.len() as u64);
+            encode_nested(&lengths, settings, Chain::default(), out);
             if out.len() - start < packed_size {
                 return;
             }
@@ -167,6 +160,24 @@ pub(crate) fn encode(values: &[bool], settings: &Settings, out: &mut Vec<u8>) {
                 .fold(0u8, |byte, &bit| (byte << 1) | u8::from(bit))
         }));
     });
+}
+
+/// The length less one of each run of equal values, when there are fewer than a quarter as many
+/// runs as values (else runs cannot pay): they are counted first, and collected only then.
+fn run_lengths(values: &[bool]) -> Option<Vec<u64>> {
+    let runs = 1 + values.windows(2).filter(|pair| pair[0] != pair[1]).count();
+    (runs * 4 < values.len()).then(|| {
+        let mut lengths = Vec::with_capacity(runs);
+        let mut start = 0;
+        for (index, pair) in values.windows(2).enumerate() {
+            if pair[0] != pair[1] {
+                lengths.push((index - start) as u64);
+                start = index + 1;
+            }
+        }
+        lengths.push((values.len() - 1 - start) as u64);
+        lengths
+    })
 }
 
 /// Decodes `count` booleans. The caller has charged the budget for them.

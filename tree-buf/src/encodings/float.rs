@@ -125,11 +125,15 @@ fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
     candidates
         .into_iter()
         .map(|choice| {
-            let mut trial = Vec::new();
-            encode_as(sample, choice, settings, &mut trial);
             let size = match compression {
-                Some(level) => zstd::compressed_size(&trial, level),
-                None => trial.len(),
+                Some(level) => {
+                    let mut trial = Vec::new();
+                    encode_as(sample, choice, settings, &mut trial);
+                    zstd::compressed_size(&trial, level)
+                }
+                // Priced by the estimates its integer streams' cascades are chosen by, on the
+                // sample transformed: nothing is encoded until the winner is.
+                None => Transformed::of(sample, choice).estimate(settings),
             };
             (size, choice)
         })
@@ -141,91 +145,183 @@ fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
 /// bits of their zigzagged integer deltas and residuals, added up.
 fn likely_digits<W: FloatWord>(sample: &[W]) -> u8 {
     let few = &sample[..sample.len().min(64)];
-    (0..=W::MAX_DIGITS)
-        .min_by_key(|&digits| {
-            let scale = POW10[usize::from(digits)];
-            let mut previous = 0i64;
-            let mut bits = 0;
-            for &value in few {
-                let n = decimal_int::<W>(value, scale);
-                let residual = value.wrapping_sub(W::decimal(n, digits));
-                bits += int::bit_width(transform::zigzag(n.wrapping_sub(previous) as u64))
-                    + int::bit_width(transform::zigzag(residual));
-                previous = n;
-            }
-            bits
-        })
-        .unwrap_or(0)
+    let mut best = (u32::MAX, 0);
+    for digits in 0..=W::MAX_DIGITS {
+        let scale = POW10[usize::from(digits)];
+        let mut previous = 0i64;
+        let (mut bits, mut inexact) = (0, false);
+        for &value in few {
+            let n = decimal_int::<W>(value, scale);
+            let residual = value.wrapping_sub(W::decimal(n, digits));
+            inexact |= residual != W::ZERO;
+            bits += int::bit_width(transform::zigzag(n.wrapping_sub(previous) as u64))
+                + int::bit_width(transform::zigzag(residual));
+            previous = n;
+        }
+        if bits < best.0 {
+            best = (bits, digits);
+        }
+        // With every residual 0, each further digit only widens the integers.
+        if !inexact {
+            break;
+        }
+    }
+    best.1
 }
 
 /// The integer that `value` scaled by `scale` rounds to, or 0 when it has none that converts
 /// exactly (NaN, infinities, huge values).
 fn decimal_int<W: FloatWord>(value: W, scale: f64) -> i64 {
-    let x = value.to_f64() * scale;
-    if x.is_finite() && x.abs() < W::EXACT_INT {
-        x.round() as i64
-    } else {
-        0
-    }
+    round_within(value.to_f64() * scale, W::EXACT_INT).unwrap_or(0)
+}
+
+/// `x` rounded half away from zero, as `x.round()` rounds but without a call into libm, if its
+/// magnitude is below `limit` (at most 2^53, below which the fraction is exact).
+#[inline]
+fn round_within(x: f64, limit: f64) -> Option<i64> {
+    (x.abs() < limit).then(|| {
+        let truncated = x as i64;
+        let fraction = x - truncated as f64;
+        truncated + i64::from(fraction >= 0.5) - i64::from(fraction <= -0.5)
+    })
 }
 
 fn encode_as<W: FloatWord>(values: &[W], choice: Choice, settings: &Settings, out: &mut Vec<u8>) {
-    match choice {
-        Choice::Raw => encode_nested(values, settings, Chain::default(), out),
-        Choice::Xor => {
-            out.push(FloatTag::Xor as u8);
-            let mut previous = W::ZERO;
-            let xors: Vec<W> = values
-                .iter()
-                .map(|&v| {
-                    let x = v ^ previous;
-                    previous = v;
-                    x
-                })
-                .collect();
-            encode_nested(&xors, settings, Chain::default(), out);
-        }
-        Choice::Decimal(digits) => {
-            let scale = POW10[usize::from(digits)];
-            let mut ints = Vec::with_capacity(values.len());
-            let mut residuals = Vec::with_capacity(values.len());
-            for &value in values {
-                let n = decimal_int(value, scale);
-                ints.push(n as u64);
-                residuals.push(value.wrapping_sub(W::decimal(n, digits)));
+    Transformed::of(values, choice).encode(settings, out);
+}
+
+/// A column under one float transform: the streams it nests, before they are encoded.
+enum Transformed<'a, W> {
+    Raw(&'a [W]),
+    Xor(Vec<W>),
+    Decimal {
+        digits: u8,
+        ints: Vec<u64>,
+        residuals: Vec<W>,
+    },
+    Lossy {
+        exponent: i8,
+        ints: Vec<u64>,
+        positions: Vec<u64>,
+        exact: Vec<W>,
+    },
+}
+
+impl<'a, W: FloatWord> Transformed<'a, W> {
+    fn of(values: &'a [W], choice: Choice) -> Self {
+        match choice {
+            Choice::Raw => Transformed::Raw(values),
+            Choice::Xor => {
+                let mut previous = W::ZERO;
+                Transformed::Xor(
+                    values
+                        .iter()
+                        .map(|&v| {
+                            let x = v ^ previous;
+                            previous = v;
+                            x
+                        })
+                        .collect(),
+                )
             }
-            out.push(FloatTag::Decimal as u8);
-            out.push(digits);
-            encode_nested_prefixed(&ints, settings, Chain::default(), out);
-            encode_nested(&residuals, settings, Chain::default(), out);
-        }
-        Choice::Lossy(exponent) => {
-            let step = 2f64.powi(i32::from(exponent) + 1);
-            let tolerance = 2f64.powi(i32::from(exponent));
-            let mut ints = Vec::with_capacity(values.len());
-            let mut positions = Vec::new();
-            let mut exact = Vec::new();
-            for (index, &value) in values.iter().enumerate() {
-                let v = value.to_f64();
-                let n = (v / step).round();
-                let quantized = n.is_finite() && n.abs() < W::EXACT_INT / 2.0;
-                if quantized
-                    && (W::scaled(n as i64, i32::from(exponent) + 1).to_f64() - v).abs()
-                        <= tolerance
-                {
-                    ints.push(n as i64 as u64);
-                } else {
-                    ints.push(0);
-                    positions.push(index as u64);
-                    exact.push(value);
+            Choice::Decimal(digits) => {
+                let scale = POW10[usize::from(digits)];
+                let mut ints = Vec::with_capacity(values.len());
+                let mut residuals = Vec::with_capacity(values.len());
+                for &value in values {
+                    let n = decimal_int(value, scale);
+                    ints.push(n as u64);
+                    residuals.push(value.wrapping_sub(W::decimal(n, digits)));
+                }
+                Transformed::Decimal {
+                    digits,
+                    ints,
+                    residuals,
                 }
             }
-            out.push(FloatTag::Lossy as u8);
-            out.push(exponent as u8);
-            encode_nested_prefixed(&ints, settings, Chain::default(), out);
-            write_varint(out, positions.len() as u64);
-            encode_nested_prefixed(&positions, settings, Chain::default(), out);
-            encode_nested(&exact, settings, Chain::default(), out);
+            Choice::Lossy(exponent) => {
+                let step = 2f64.powi(i32::from(exponent) + 1);
+                let tolerance = 2f64.powi(i32::from(exponent));
+                let mut ints = Vec::with_capacity(values.len());
+                let mut positions = Vec::new();
+                let mut exact = Vec::new();
+                let limit = W::EXACT_INT / 2.0;
+                for (index, &value) in values.iter().enumerate() {
+                    let v = value.to_f64();
+                    let n = round_within(v / step, limit).filter(|&n| (n as f64).abs() < limit);
+                    let within = |n: i64| {
+                        (W::scaled(n, i32::from(exponent) + 1).to_f64() - v).abs() <= tolerance
+                    };
+                    if let Some(n) = n.filter(|&n| within(n)) {
+                        ints.push(n as u64);
+                    } else {
+                        ints.push(0);
+                        positions.push(index as u64);
+                        exact.push(value);
+                    }
+                }
+                Transformed::Lossy {
+                    exponent,
+                    ints,
+                    positions,
+                    exact,
+                }
+            }
+        }
+    }
+
+    /// The size its streams should take, estimated as their cascades are chosen.
+    fn estimate(&self, settings: &Settings) -> usize {
+        use int::select::estimate;
+        match self {
+            Transformed::Raw(values) => estimate(values, settings),
+            Transformed::Xor(xors) => 1 + estimate(xors, settings),
+            Transformed::Decimal {
+                ints, residuals, ..
+            } => 4 + estimate(ints, settings) + estimate(residuals, settings),
+            Transformed::Lossy {
+                ints,
+                positions,
+                exact,
+                ..
+            } => {
+                4 + estimate(ints, settings)
+                    + estimate(positions, settings)
+                    + estimate(exact, settings)
+            }
+        }
+    }
+
+    fn encode(&self, settings: &Settings, out: &mut Vec<u8>) {
+        match self {
+            Transformed::Raw(values) => encode_nested(values, settings, Chain::default(), out),
+            Transformed::Xor(xors) => {
+                out.push(FloatTag::Xor as u8);
+                encode_nested(xors, settings, Chain::default(), out);
+            }
+            Transformed::Decimal {
+                digits,
+                ints,
+                residuals,
+            } => {
+                out.push(FloatTag::Decimal as u8);
+                out.push(*digits);
+                encode_nested_prefixed(ints, settings, Chain::default(), out);
+                encode_nested(residuals, settings, Chain::default(), out);
+            }
+            Transformed::Lossy {
+                exponent,
+                ints,
+                positions,
+                exact,
+            } => {
+                out.push(FloatTag::Lossy as u8);
+                out.push(*exponent as u8);
+                encode_nested_prefixed(ints, settings, Chain::default(), out);
+                write_varint(out, positions.len() as u64);
+                encode_nested_prefixed(positions, settings, Chain::default(), out);
+                encode_nested(exact, settings, Chain::default(), out);
+            }
         }
     }
 }
@@ -512,6 +608,34 @@ mod tests {
             "{} lossy vs {lossless} lossless",
             out.len()
         );
+    }
+
+    /// A float column's candidates are priced, not encoded: the integer streams chosen for are
+    /// those of the result, whatever the column's size (here up to more than a sample).
+    #[test]
+    fn only_the_chosen_cascade_is_encoded() {
+        use crate::encodings::int::select::tests::chosen_and_written;
+        for n in [300, test_len(20_000)] {
+            let columns: [Vec<f64>; 4] = [
+                (0..n).map(|i| 100.0 + (i % 300) as f64 * 0.01).collect(),
+                (0..n).map(|i| (i as f64 * 0.001).sin() * 90.0).collect(),
+                (0..n).map(|i| [0.5, 1.5, 2.25][i % 3]).collect(),
+                (0..n).map(|i| i as f64 * 1e-300).collect(),
+            ];
+            for values in columns {
+                let bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
+                let mut out = Vec::new();
+                let (chosen, written) = chosen_and_written(|| {
+                    encode(&bits, &Settings::without_zstd(), &mut out);
+                    describe::<u64>(&out, Describer::new(false))
+                });
+                let float_transforms = match FloatTag::from_byte(out[0]) {
+                    Some(FloatTag::Decimal | FloatTag::Xor | FloatTag::Lossy) => 1,
+                    _ => 0,
+                };
+                assert_eq!(chosen, written - float_transforms, "{}", described(&out));
+            }
+        }
     }
 
     #[test]

@@ -24,7 +24,6 @@
 //!
 //! Every string must be valid UTF-8 on its own: a string boundary inside a character is corrupt.
 
-use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -33,6 +32,7 @@ use super::bytes::{write_prefixed, write_varint, ByteReader};
 use super::describe::{Codec, Describer, Encoding};
 use super::int;
 use super::int::select::{encode_nested, encode_nested_prefixed, Chain};
+use super::numbering::Numbering;
 use super::zstd::{self, Frame};
 use super::{check_depth, tags, Settings};
 use crate::error::{corrupt, DecodeError};
@@ -82,26 +82,48 @@ impl StrColumn {
     }
 }
 
-pub(crate) fn encode(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {
-    let dictionary_of = |column: &StrColumn| {
-        Dictionary::of(column).filter(|d| d.estimate() < plain_estimate(column))
-    };
-    // The whole column may be encoded twice (with and without whole-byte codecs): its
-    // dictionary is built once. Samples of it build their own.
-    let dictionary = dictionary_of(column);
+/// Encodes `column`, and returns its ranks when it may key another column or be keyed
+/// ([`Ranks::keyable`]): the dictionary is made from them, so they are found once for both.
+pub(crate) fn encode(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) -> Option<Ranks> {
+    let ranks = Ranks::keyable(column);
+    let dictionary = dictionary_of(column, ranks.as_ref());
+    // The column may be encoded twice (with and without whole-byte codecs) with the dictionary
+    // found once; the samples the zstd stage judges it by find their own.
     zstd::best_of(settings, column, 1, out, |part, settings, out| {
-        let sampled;
-        let dictionary = if std::ptr::eq(part, column) {
-            &dictionary
+        if std::ptr::eq(part, column) {
+            encode_with(part, dictionary.as_ref(), settings, out);
         } else {
-            sampled = dictionary_of(part);
-            &sampled
-        };
-        match dictionary {
-            Some(dictionary) => dictionary.encode(settings, out),
-            None => encode_plain(part, settings, out),
+            let ranks = Ranks::keyable(part);
+            encode_with(
+                part,
+                dictionary_of(part, ranks.as_ref()).as_ref(),
+                settings,
+                out,
+            );
         }
     });
+    ranks
+}
+
+/// The dictionary of `column`, whose ranks are `ranks` (if it has few enough distinct strings),
+/// when it is smaller than the plain form.
+fn dictionary_of<'a>(column: &StrColumn, ranks: Option<&'a Ranks>) -> Option<Dictionary<'a>> {
+    ranks
+        .and_then(|ranks| Dictionary::of(column, ranks))
+        .filter(|d| d.estimate() < plain_estimate(column))
+}
+
+/// `column` through its dictionary, if any, else plainly.
+fn encode_with(
+    column: &StrColumn,
+    dictionary: Option<&Dictionary<'_>>,
+    settings: &Settings,
+    out: &mut Vec<u8>,
+) {
+    match dictionary {
+        Some(dictionary) => dictionary.encode(settings, out),
+        None => encode_plain(column, settings, out),
+    }
 }
 
 impl zstd::Sampled for StrColumn {
@@ -143,22 +165,25 @@ fn plain_estimate(column: &StrColumn) -> usize {
 }
 
 /// The distinct strings of a column and an index into them for each string.
-struct Dictionary {
+struct Dictionary<'a> {
     distinct: StrColumn,
-    indices: Vec<u32>,
+    indices: &'a [u32],
 }
 
-impl Dictionary {
-    /// The dictionary, when at most half the strings are distinct.
-    fn of(column: &StrColumn) -> Option<Dictionary> {
-        let ranks = Ranks::at_most(column, column.len() / 2)?;
+impl<'a> Dictionary<'a> {
+    /// The dictionary of `column`, whose ranks are `ranks`, when at most half its strings are
+    /// distinct.
+    fn of(column: &StrColumn, ranks: &'a Ranks) -> Option<Dictionary<'a>> {
+        if ranks.firsts.len() > column.len() / 2 {
+            return None;
+        }
         let mut distinct = StrColumn::default();
         for &at in &ranks.firsts {
             distinct.push(column.get(at));
         }
         Some(Dictionary {
             distinct,
-            indices: ranks.ranks,
+            indices: &ranks.ranks,
         })
     }
 
@@ -174,7 +199,7 @@ impl Dictionary {
         let mut nested = Vec::new();
         encode_plain(&self.distinct, settings, &mut nested);
         write_prefixed(out, &nested);
-        encode_nested(&self.indices, settings, Chain::default(), out);
+        encode_nested(self.indices, settings, Chain::default(), out);
     }
 }
 
@@ -190,18 +215,22 @@ impl Ranks {
     /// The ranks of `column`, or `None` as soon as more than `max_distinct` of its strings are
     /// distinct.
     pub(crate) fn at_most(column: &StrColumn, max_distinct: usize) -> Option<Ranks> {
-        let mut index: FxHashMap<&str, u32> = FxHashMap::default();
+        /// Room for distinct strings reserved up front, so that small columns never grow it.
+        const RESERVED: usize = 1 << 12;
+        let capacity = column.len().min(max_distinct + 1).min(RESERVED);
+        let mut numbering = Numbering::with_capacity(capacity);
         let mut firsts = Vec::new();
         let mut ranks = Vec::with_capacity(column.len());
-        for (position, value) in column.iter().enumerate() {
-            let next = index.len() as u32;
-            ranks.push(*index.entry(value).or_insert_with(|| {
+        let bytes = column.bytes.as_bytes();
+        for (position, span) in column.spans.iter().enumerate() {
+            let rank = numbering.number(&bytes[span.clone()]);
+            if rank as usize == firsts.len() {
                 firsts.push(position);
-                next
-            }));
-            if firsts.len() > max_distinct {
-                return None;
+                if firsts.len() > max_distinct {
+                    return None;
+                }
             }
+            ranks.push(rank);
         }
         Some(Ranks { ranks, firsts })
     }
@@ -254,6 +283,7 @@ pub(crate) fn encode_keyed(
     let mut out = vec![StrTag::Keyed as u8];
     write_varint(&mut out, source_branch as u64);
     write_varint(&mut out, table.len() as u64);
+    // The table and the exceptions key nothing: their ranks are not needed.
     let mut nested = Vec::new();
     encode(&table, settings, &mut nested);
     write_prefixed(&mut out, &nested);

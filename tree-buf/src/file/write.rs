@@ -35,10 +35,14 @@ pub(crate) fn write_with(
         |(column, group): &(Column, Option<usize>)| column.encode(*group, &options.settings);
     let bytes: usize = columns.iter().map(|(column, _)| column.bytes()).sum();
     let parallel = options.parallel && bytes >= PARALLEL_MIN_BYTES;
-    let mut branches = crate::parallel::map(columns.iter().collect(), parallel, encode);
+    let (mut branches, ranks): (Vec<Vec<u8>>, Vec<_>) =
+        crate::parallel::map(columns.iter().collect(), parallel, encode)
+            .into_iter()
+            .unzip();
     key_string_siblings(
         &schema,
         &columns,
+        &ranks,
         &mut branches,
         &options.settings,
         parallel,

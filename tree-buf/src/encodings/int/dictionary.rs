@@ -17,8 +17,9 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::distinct::Distinct;
 use super::select::{encode_nested, encode_nested_prefixed, Chain};
-use super::{decode_nested, describe, IntTag, Word};
+use super::{decode_nested, describe, extremes, IntTag, Word};
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::{write_varint, ByteReader};
 use crate::encodings::describe::{Codec, Describer, Encoding};
@@ -38,21 +39,22 @@ fn write_parts<W: Word>(
 }
 
 pub(super) fn encode<W: Word>(values: &[W], settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
-    let mut distinct = values.to_vec();
-    distinct.sort_unstable();
-    distinct.dedup();
-    let index: FxHashMap<W, u32> = distinct
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| (v, i as u32))
-        .collect();
-    let indices: Vec<u32> = values
-        .iter()
-        .map(|v| index.get(v).copied().unwrap_or_default())
-        .collect();
+    let (min, max) = extremes(values);
+    let mut distinct = Distinct::count(values, min, max, values.len())
+        .expect("a column has no more distinct values than values");
+    // Entries in ascending order; each value's slot then holds its index.
+    let mut entries = distinct.entries();
+    entries.sort_unstable_by_key(|&(_, value, _)| value);
+    let slots = distinct.slots_mut();
+    for (index, &(slot, ..)) in entries.iter().enumerate() {
+        slots[slot] = index as u64;
+    }
+    let mut indices = Vec::with_capacity(values.len());
+    distinct.numbers(values, |_, index| indices.push(index as u32));
+    let sorted: Vec<W> = entries.into_iter().map(|(_, value, _)| value).collect();
     out.push(IntTag::Dictionary as u8);
-    write_varint(out, distinct.len() as u64);
-    write_parts(&distinct, &indices, settings, chain, out);
+    write_varint(out, sorted.len() as u64);
+    write_parts(&sorted, &indices, settings, chain, out);
 }
 
 /// The number of distinct groups of `group` words, if `values` splits into groups.

@@ -22,15 +22,29 @@ pub(super) fn encode<W: Word>(values: &[W], max: W, out: &mut Vec<u8>) {
     let width = width_for(max);
     out.push(IntTag::Fixed as u8);
     out.push(width as u8);
-    out.reserve(values.len() * width);
-    if width == W::BYTES {
-        for &value in values {
-            value.write_le(out, W::BYTES);
-        }
-    } else {
-        for &value in values {
-            value.write_le(out, width);
-        }
+    let start = out.len();
+    out.resize(start + values.len() * width, 0);
+    let words = &mut out[start..];
+    // As in decoding, a width known at compile time makes each write a few moves.
+    match width {
+        0 => {}
+        1 => write::<W, 1>(values, words),
+        2 => write::<W, 2>(values, words),
+        3 => write::<W, 3>(values, words),
+        4 => write::<W, 4>(values, words),
+        5 => write::<W, 5>(values, words),
+        6 => write::<W, 6>(values, words),
+        7 => write::<W, 7>(values, words),
+        8 => write::<W, 8>(values, words),
+        _ => (words.chunks_exact_mut(width).zip(values))
+            .for_each(|(word, value)| word.copy_from_slice(&value.to_le_padded()[..width])),
+    }
+}
+
+/// Writes the low `WIDTH` bytes of each word into `words`, which has room for exactly those.
+fn write<W: Word, const WIDTH: usize>(values: &[W], words: &mut [u8]) {
+    for (word, value) in words.chunks_exact_mut(WIDTH).zip(values) {
+        word.copy_from_slice(&value.to_le_padded()[..WIDTH]);
     }
 }
 

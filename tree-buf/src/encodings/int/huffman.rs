@@ -21,8 +21,7 @@
 //! The code lengths must satisfy Kraft's inequality; a code that is not complete leaves bit
 //! patterns unassigned, and meeting one is an error.
 
-use rustc_hash::FxHashMap;
-
+use super::distinct::Distinct;
 use super::select::{encode_nested_prefixed, Chain};
 use super::{bit_width, decode_nested, describe, IntTag, Word};
 use crate::encodings::budget::Budget;
@@ -51,63 +50,71 @@ pub(super) struct Plan<W> {
     escaped_bytes: usize,
     /// The bits of all the codes.
     code_bits: u64,
+    /// The symbol of every value of the column: its index in `values`, or the escape symbol.
+    symbols: Distinct<W>,
 }
 
 impl<W: Word> Plan<W> {
-    /// The codes for `values`: the most frequent of those that repeat get codes, or `None` if
-    /// none repeats (or too few do for a table to pay).
-    pub(super) fn of(values: &[W]) -> Option<Plan<W>> {
+    /// The codes for `values`, whose extremes are `min` and `max`: the most frequent of those
+    /// that repeat get codes, or `None` if none repeats (or too few do for a table to pay).
+    pub(super) fn of(values: &[W], min: W, max: W) -> Option<Plan<W>> {
         if values.len() < MIN_VALUES {
             return None;
         }
-        let counts = count_each(values)?;
+        // More distinct values than codes and half the column hardly repeat: spare counting the
+        // rest.
+        let mut distinct = Distinct::count(values, min, max, values.len() / 2 + MAX_SYMBOLS)?;
         let mut escaped_bytes = 0;
-        let mut by_count: Vec<(u64, W)> = Vec::new();
-        for (value, count) in counts {
+        // (value, count, slot) of each value that repeats.
+        let mut table: Vec<(W, u64, usize)> = Vec::new();
+        for (slot, value, count) in distinct.entries() {
             if count > 1 {
-                by_count.push((count, value));
+                table.push((value, count, slot));
             } else {
                 escaped_bytes += varint_bytes(value);
             }
         }
-        if by_count.is_empty() {
+        if table.is_empty() {
             return None;
         }
-        // The most frequent first; equal counts in value order, so that plans are repeatable.
-        by_count.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        for &(count, value) in by_count.iter().skip(MAX_SYMBOLS) {
-            escaped_bytes += count as usize * varint_bytes(value);
+        if table.len() > MAX_SYMBOLS {
+            // The most frequent get codes; equal counts in value order, so that plans are
+            // repeatable.
+            table.select_nth_unstable_by(MAX_SYMBOLS - 1, |a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            for &(value, count, _) in &table[MAX_SYMBOLS..] {
+                escaped_bytes += count as usize * varint_bytes(value);
+            }
+            table.truncate(MAX_SYMBOLS);
         }
-        by_count.truncate(MAX_SYMBOLS);
-        let coded: u64 = by_count.iter().map(|&(count, _)| count).sum();
+        // The table goes in value order (a dense set's entries come so already). Code lengths
+        // break ties between equal weights by this order, so they do not depend on how the
+        // values were counted.
+        table.sort_unstable_by_key(|&(value, ..)| value);
+        let coded: u64 = table.iter().map(|&(_, count, _)| count).sum();
         let escapes = values.len() - coded as usize;
-        let mut weights: Vec<u64> = by_count.iter().map(|&(count, _)| count).collect();
+        let mut weights: Vec<u64> = table.iter().map(|&(_, count, _)| count).collect();
         if escapes > 0 {
             weights.push(escapes as u64);
         }
-        let by_weight = code_lengths(&weights);
+        let lengths = code_lengths(&weights);
         let code_bits = weights
             .iter()
-            .zip(&by_weight)
+            .zip(&lengths)
             .map(|(&weight, &length)| weight * u64::from(length))
             .sum();
-        // Order the table by value, carrying each value's length along.
-        let mut table: Vec<(W, u32)> = by_count
-            .iter()
-            .zip(&by_weight)
-            .map(|(&(_, value), &length)| (value, length))
-            .collect();
-        table.sort_unstable_by_key(|&(value, _)| value);
-        let mut lengths: Vec<u32> = table.iter().map(|&(_, length)| length).collect();
-        if escapes > 0 {
-            lengths.extend(by_weight.last());
+        // Each value's slot now holds its symbol: escaped unless it has a code.
+        let slots = distinct.slots_mut();
+        slots.fill(table.len() as u64);
+        for (symbol, &(_, _, slot)) in table.iter().enumerate() {
+            slots[slot] = symbol as u64;
         }
         Some(Plan {
-            values: table.into_iter().map(|(value, _)| value).collect(),
+            values: table.into_iter().map(|(value, ..)| value).collect(),
             lengths,
             escapes,
             escaped_bytes,
             code_bits,
+            symbols: distinct,
         })
     }
 
@@ -121,12 +128,7 @@ impl<W: Word> Plan<W> {
             + self.code_bits.div_ceil(8) as usize
     }
 
-    fn index(&self) -> FxHashMap<W, u32> {
-        (self.values.iter().enumerate())
-            .map(|(symbol, &value)| (value, symbol as u32))
-            .collect()
-    }
-
+    /// Encodes `values`, the values the plan was made for.
     pub(super) fn encode(
         &self,
         values: &[W],
@@ -137,19 +139,18 @@ impl<W: Word> Plan<W> {
         // Like a dictionary's, the table and the escaped values hardly repeat; nothing inside
         // is Huffman-coded again, so that streams nest no deeper than decoders allow.
         let chain = chain.with(Chain::DICTIONARY | Chain::HUFFMAN);
-        let index = self.index();
-        let escape = self.values.len() as u32;
+        let escape = self.values.len();
         let codes = canonical_codes(&self.lengths);
         let mut escaped = Vec::with_capacity(self.escapes);
         let mut bits = BitWriter::with_capacity(self.code_bits.div_ceil(8) as usize);
-        for &value in values {
-            let symbol = index.get(&value).copied().unwrap_or_else(|| {
+        self.symbols.numbers(values, |value, symbol| {
+            let symbol = symbol as usize;
+            if symbol == escape {
                 escaped.push(value);
-                escape
-            });
-            let (code, length) = codes[symbol as usize];
+            }
+            let (code, length) = codes[symbol];
             bits.write(code, length);
-        }
+        });
         out.push(IntTag::Huffman as u8);
         write_varint(out, self.values.len() as u64);
         let lengths: Vec<u8> = self.lengths.iter().map(|&l| l as u8).collect();
@@ -159,40 +160,6 @@ impl<W: Word> Plan<W> {
         encode_nested_prefixed(&escaped, settings, chain, out);
         out.extend_from_slice(&bits.finish());
     }
-}
-
-/// How many times each value occurs, or `None` once more values are distinct than codes and
-/// half the column (they hardly repeat: spare hashing the rest). Values within a small range are
-/// counted in an array, which is several times faster than hashing.
-fn count_each<W: Word>(values: &[W]) -> Option<Vec<(W, u64)>> {
-    /// The widest range counted in an array, and its most entries per value.
-    const DENSE_BITS: u32 = 16;
-    const DENSE_PER_VALUE: usize = 16;
-    let (min, max) = (values.iter()).fold((values[0], values[0]), |(min, max), &v| {
-        (min.min(v), max.max(v))
-    });
-    let range = max.wrapping_sub(min);
-    if bit_width(range) <= DENSE_BITS && range.low_u64() as usize <= DENSE_PER_VALUE * values.len()
-    {
-        let mut dense = vec![0u64; range.low_u64() as usize + 1];
-        for &value in values {
-            dense[value.wrapping_sub(min).low_u64() as usize] += 1;
-        }
-        return Some(
-            (dense.into_iter().enumerate())
-                .filter(|&(_, count)| count > 0)
-                .map(|(offset, count)| (min.wrapping_add(W::from_u64(offset as u64)), count))
-                .collect(),
-        );
-    }
-    let mut counts: FxHashMap<W, u64> = FxHashMap::default();
-    for &value in values {
-        *counts.entry(value).or_default() += 1;
-        if counts.len() > values.len() / 2 + MAX_SYMBOLS {
-            return None;
-        }
-    }
-    Some(counts.into_iter().collect())
 }
 
 fn varint_bytes<W: Word>(value: W) -> usize {
@@ -208,7 +175,8 @@ fn code_lengths(weights: &[u64]) -> Vec<u32> {
     // Build the tree from the lightest up (two queues: leaves sorted, merged nodes in the order
     // made), then read each leaf's depth.
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| weights[i]);
+    // Equal weights in the order given.
+    order.sort_unstable_by_key(|&i| (weights[i], i));
     let mut parent = vec![0usize; 2 * n - 1];
     let mut merged: Vec<(u64, usize)> = Vec::with_capacity(n - 1);
     let (mut leaf, mut next_merged) = (0, 0);
@@ -507,8 +475,15 @@ mod tests {
     use super::*;
     use crate::encodings::test_len;
 
+    /// The plan for `values`, their extremes found here.
+    fn plan<W: Word>(values: &[W]) -> Option<Plan<W>> {
+        let min = values.iter().copied().min()?;
+        let max = values.iter().copied().max()?;
+        Plan::of(values, min, max)
+    }
+
     fn encoded<W: Word>(values: &[W]) -> Option<Vec<u8>> {
-        let plan = Plan::of(values)?;
+        let plan = plan(values)?;
         let mut out = Vec::new();
         plan.encode(values, &Settings::default(), Chain::default(), &mut out);
         Some(out)
@@ -553,33 +528,6 @@ mod tests {
         assert!(coded >= 5, "only {coded} shapes had repeats");
     }
 
-    #[test]
-    fn counting_in_an_array_agrees_with_counting_by_hash() {
-        let narrow: Vec<u64> = skewed(5000).iter().map(|v| v % 3000 + 1_000_000).collect();
-        let wide = skewed(5000);
-        let extremes: Vec<u8> = (0..300).map(|i| [0, 255, 7][i % 3]).collect();
-        let check = |counted: Vec<(u64, u64)>, values: &[u64]| {
-            let mut reference = std::collections::BTreeMap::new();
-            for &v in values {
-                *reference.entry(v).or_insert(0u64) += 1;
-            }
-            let mut counted = counted;
-            counted.sort_unstable();
-            assert_eq!(counted, reference.into_iter().collect::<Vec<_>>());
-        };
-        check(count_each(&narrow).unwrap(), &narrow);
-        check(count_each(&wide).unwrap(), &wide);
-        let widened: Vec<u64> = extremes.iter().map(|&v| u64::from(v)).collect();
-        let counted = count_each(&extremes).unwrap();
-        check(
-            counted
-                .into_iter()
-                .map(|(v, c)| (u64::from(v), c))
-                .collect(),
-            &widened,
-        );
-    }
-
     /// More repeated values than codes: the rarest repeated values are escaped too. As 33,334 is
     /// 1 modulo 3, each residue below it falls on three positions of which exactly one is a
     /// multiple of three, so 33,334 values occur twice: more than the 32,767 codes.
@@ -590,7 +538,7 @@ mod tests {
         let values: Vec<u64> = (0..len as u64)
             .map(|i| if i % 3 == 0 { i % 7 } else { 1000 + i % 33_334 })
             .collect();
-        let plan = Plan::of(&values).unwrap();
+        let plan = plan(&values).unwrap();
         if len == 100_000 {
             assert!(plan.values.len() == MAX_SYMBOLS && plan.escapes > 0);
         }
@@ -603,8 +551,8 @@ mod tests {
     #[test]
     fn values_that_never_repeat_get_no_codes() {
         let distinct: Vec<u64> = (0..1000).collect();
-        assert!(Plan::of(&distinct).is_none());
-        assert!(Plan::of(&[7u64; MIN_VALUES - 1]).is_none());
+        assert!(plan(&distinct).is_none());
+        assert!(plan(&[7u64; MIN_VALUES - 1]).is_none());
     }
 
     #[test]
@@ -699,14 +647,14 @@ mod tests {
     #[test]
     fn the_table_decoder_agrees_with_a_bit_by_bit_reference() {
         let values = skewed(test_len(5000));
-        let plan = Plan::of(&values).unwrap();
+        let plan = plan(&values).unwrap();
         let out = encoded(&values).unwrap();
         // The codes are the stream's tail: their length follows from the plan's bit count.
         let codes = &out[out.len() - plan.code_bits.div_ceil(8) as usize..];
-        let index = plan.index();
+        // A value's symbol is its place in the table, or the escape past the table's end.
         let expected: Vec<usize> = values
             .iter()
-            .map(|v| index.get(v).map_or(plan.values.len(), |&s| s as usize))
+            .map(|v| plan.values.binary_search(v).unwrap_or(plan.values.len()))
             .collect();
         assert_eq!(
             reference_decode(&plan.lengths, codes, values.len()),

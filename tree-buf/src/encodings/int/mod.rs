@@ -23,6 +23,7 @@
 
 pub(crate) mod bitpack;
 mod dictionary;
+mod distinct;
 mod fixed;
 mod huffman;
 mod rle;
@@ -38,6 +39,7 @@ use std::ops::{BitAnd, BitOr, BitXor, Shl, Shr};
 use super::budget::Budget;
 use super::bytes::ByteReader;
 use super::describe::{Codec, Describer, Encoding};
+use super::numbering::Key;
 use super::zstd::{self, Frame};
 use super::{check_depth, tags};
 use crate::error::DecodeError;
@@ -144,7 +146,8 @@ impl<'a, W: Word> IntStream<'a, W> {
 
 /// An unsigned machine word that integer streams are made of.
 pub(crate) trait Word:
-    Copy
+    Key
+    + Copy
     + Default
     + Eq
     + Ord
@@ -175,7 +178,8 @@ pub(crate) trait Word:
     fn low_u64(self) -> u64;
     /// Zero-extends (or truncates) a `u64`.
     fn from_u64(value: u64) -> Self;
-    fn write_le(self, out: &mut Vec<u8>, width: usize);
+    /// The word's little-endian bytes, zeros past its size.
+    fn to_le_padded(self) -> [u8; 16];
     /// Reads a word from up to `BYTES` little-endian bytes.
     fn read_le(bytes: &[u8]) -> Self;
     /// Reads a word from the first `BYTES` of 16 little-endian bytes.
@@ -223,8 +227,10 @@ macro_rules! impl_word {
                 value as $t
             }
             #[inline]
-            fn write_le(self, out: &mut Vec<u8>, width: usize) {
-                out.extend_from_slice(&self.to_le_bytes()[..width]);
+            fn to_le_padded(self) -> [u8; 16] {
+                let mut bytes = [0u8; 16];
+                bytes[..size_of::<$t>()].copy_from_slice(&self.to_le_bytes());
+                bytes
             }
             #[inline]
             fn from_le_padded(bytes: [u8; 16]) -> Self {
@@ -247,6 +253,15 @@ impl_word!(u8, u16, u32, u64, u128);
 #[inline]
 pub(crate) fn bit_width<W: Word>(value: W) -> u32 {
     W::BITS - value.leading_zeros()
+}
+
+/// The smallest and largest of `values` (for none, the largest word and 0).
+pub(crate) fn extremes<W: Word>(values: &[W]) -> (W, W) {
+    values
+        .iter()
+        .fold((W::ZERO.wrapping_sub(W::ONE), W::ZERO), |(min, max), &v| {
+            (min.min(v), max.max(v))
+        })
 }
 
 /// Decodes `count` words. The caller has charged the budget for the words themselves; nested

@@ -10,14 +10,15 @@
 //! that leaf, so an estimate can cost speed but never more bytes than no transform at all.
 
 use std::borrow::Cow;
-
-use rustc_hash::FxHashSet;
+use std::cell::Cell;
 
 use super::transform::zigzag;
 use super::{
-    bit_width, bitpack, dictionary, fixed, huffman, rle, simple16, transform, varint, Word,
+    bit_width, bitpack, dictionary, extremes, fixed, huffman, rle, simple16, transform, varint,
+    Word,
 };
 use crate::encodings::bytes::write_prefixed;
+use crate::encodings::numbering::Numbering;
 use crate::encodings::{zstd, Settings};
 
 /// The transforms a cascade has applied so far, and how deep it is.
@@ -45,6 +46,11 @@ impl Chain {
 
     fn has(self, step: u8) -> bool {
         self.used & step != 0
+    }
+
+    /// Whether the cascade may still take deltas: not twice, nor of runs.
+    fn allows_delta(self) -> bool {
+        !self.has(Chain::DELTA) && !self.has(Chain::RLE)
     }
 }
 
@@ -98,6 +104,7 @@ const VARINT_BYTES: [u8; 129] = {
 
 /// What one pass tells about a sequence of words: enough to price every leaf codec. Sums, not
 /// histograms, so that adding a value has no memory dependency on the previous one.
+#[derive(Clone, Copy)]
 struct Profile<W> {
     len: usize,
     min: W,
@@ -153,45 +160,67 @@ impl<W: Word> Profile<W> {
         1 + self.simple16_centibits.div_ceil(800)
     }
 
-    /// The size of the cheapest leaf codec, estimated (exact for fixed and varint).
-    fn leaf_estimate(&self, settings: &Settings) -> usize {
-        let fixed = self.fixed_size();
+    /// The size of the cheapest leaf codec for `len` values like the profiled ones, estimated
+    /// (exact for fixed and varint when `len` is the number profiled). What each value costs is
+    /// scaled to `len`; what a stream costs once is not.
+    fn leaf_estimate(&self, settings: &Settings, len: usize) -> usize {
+        let scaled = |sum: usize| sum * len / self.len.max(1);
+        let fixed = fixed::size(len, self.max);
         if settings.byte_aligned {
             return fixed;
         }
-        let mut best = fixed.min(1 + self.varint_bytes);
+        let mut best = fixed.min(1 + scaled(self.varint_bytes));
         let range = bit_width(self.max.wrapping_sub(self.min)) as usize;
         if self.len >= 16 && range <= 32 {
-            best = best.min(2 + (self.len * range).div_ceil(8) + self.len.div_ceil(32));
+            best = best.min(2 + (len * range).div_ceil(8) + len.div_ceil(32));
         }
         if self.len >= 16 && bit_width(self.max) <= simple16::MAX_BITS {
-            best = best.min(self.simple16_estimate());
+            best = best.min(1 + scaled(self.simple16_centibits).div_ceil(800));
         }
         best
     }
 }
 
-/// The values and their zigzagged deltas, profiled in one pass, and the runs of equal values.
+/// The values, their deltas as a nested stream would see them, and the runs of equal values,
+/// profiled in one pass.
 struct Profiles<W> {
     values: Profile<W>,
-    delta_zigzag: Profile<W>,
+    /// The deltas, zigzagged unless the cascade has zigzagged already (a nested stream drops
+    /// the zigzag when it does not pay, and cannot zigzag twice); none when the cascade cannot
+    /// take deltas.
+    deltas: Option<Profile<W>>,
     runs: usize,
 }
 
 impl<W: Word> Profiles<W> {
-    fn of(values: &[W]) -> Self {
+    /// The profiles of `values`, whose cascade so far is `chain`.
+    fn of(values: &[W], chain: Chain) -> Self {
+        match (chain.allows_delta(), chain.has(Chain::ZIGZAG)) {
+            (false, _) => Profiles::profile::<false, false>(values),
+            (true, false) => Profiles::profile::<true, true>(values),
+            (true, true) => Profiles::profile::<true, false>(values),
+        }
+    }
+
+    fn profile<const DELTAS: bool, const ZIGZAG: bool>(values: &[W]) -> Self {
         let mut profiles = Profiles {
             values: Profile::new(),
-            delta_zigzag: Profile::new(),
+            deltas: None,
             runs: 0,
         };
+        let mut deltas = Profile::new();
         let mut previous = values.first().map_or(W::ZERO, |&v| v.wrapping_sub(W::ONE));
         for &value in values {
             let delta = value.wrapping_sub(previous);
             profiles.runs += usize::from(delta != W::ZERO);
             profiles.values.add(value);
-            profiles.delta_zigzag.add(zigzag(delta));
+            if DELTAS {
+                deltas.add(if ZIGZAG { zigzag(delta) } else { delta });
+            }
             previous = value;
+        }
+        if DELTAS {
+            profiles.deltas = Some(deltas);
         }
         profiles
     }
@@ -246,6 +275,13 @@ pub(crate) fn encode_nested<W: Word>(
     encode_choice(values, None, settings, chain, out);
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many streams have had their cascade chosen on this thread: tests bound the work of
+    /// choosing by it.
+    pub(crate) static CHOICES: Cell<usize> = const { Cell::new(0) };
+}
+
 fn encode_choice<W: Word>(
     values: &[W],
     group: Option<usize>,
@@ -253,19 +289,31 @@ fn encode_choice<W: Word>(
     chain: Chain,
     out: &mut Vec<u8>,
 ) {
-    let choice = choose_transform(values, group, settings, chain);
+    #[cfg(test)]
+    CHOICES.with(|choices| choices.set(choices.get() + 1));
+    let sample = sample(values, group.unwrap_or(1));
+    let profiles = Profiles::of(&sample, chain);
+    // A sample that is the whole column profiles it exactly.
+    let exact = matches!(sample, Cow::Borrowed(_)).then_some(profiles.values);
+    let profile = || exact.unwrap_or_else(|| Profile::of(values));
+    let choice = choose_transform(values, &sample, &profiles, group, settings, chain);
     let Some(transform) = choice else {
-        encode_best_leaf(values, settings, chain, out);
+        encode_leaf(values, &profile(), settings, chain, out);
         return;
     };
     let start = out.len();
     encode_as(values, transform, settings, chain, out);
     // Fixed width and varints are sized exactly in one pass: a transform that loses to them
-    // was misjudged, and the exact best leaf replaces it.
-    let profile = Profile::of(values);
-    if out.len() - start > profile.fixed_size().min(1 + profile.varint_bytes) {
+    // was misjudged, and the exact best leaf replaces it. Neither takes less than a byte a value
+    // unless every value is 0, so a result within that needs no pass.
+    let size = out.len() - start;
+    if size <= values.len() + 1 && values.iter().any(|&v| v != W::ZERO) {
+        return;
+    }
+    let profile = profile();
+    if size > profile.fixed_size().min(1 + profile.varint_bytes) {
         out.truncate(start);
-        encode_best_leaf(values, settings, chain, out);
+        encode_leaf(values, &profile, settings, chain, out);
     }
 }
 
@@ -279,44 +327,98 @@ pub(crate) fn sample_windows<W: Word>(values: &[W], window: usize) -> Cow<'_, [W
     zstd::Sampled::windows(values, window, WINDOWS)
 }
 
-/// The transform that should make the column smallest, or `None` when a leaf codec alone wins.
+/// The transform that should make the column smallest, or `None` when a leaf codec alone wins,
+/// judged on `sample` (of `values`), whose profiles are `profiles`.
 fn choose_transform<W: Word>(
     values: &[W],
+    sample: &[W],
+    profiles: &Profiles<W>,
     group: Option<usize>,
     settings: &Settings,
     chain: Chain,
 ) -> Option<Choice> {
-    let sample = sample(values, group.unwrap_or(1));
-    if sample.len() < 8 || chain.depth >= MAX_TRANSFORMS {
-        return None;
-    }
-    let profiles = Profiles::of(&sample);
-    let len = profiles.values.len;
-    // Sizes are for the whole column: what grows with the values is scaled up from the sample,
-    // while dictionary entries are taken to be those the sample shows.
-    let scale = |sample_bytes: usize| sample_bytes * values.len() / len;
-    let leaf = profiles.values.leaf_estimate(settings);
-    let mut best: (Option<Choice>, usize) = (None, scale(leaf));
     // Only the zstd ranking needs the candidates themselves; estimates need just the best.
     let ranking = settings.ranks_by_compression(values.len() * W::BYTES);
     let mut candidates = Vec::new();
-    let mut consider = |choice: Choice, size: usize| {
-        if ranking.is_some() {
-            candidates.push(choice);
-        }
-        if size < best.1 {
-            best = (Some(choice), size);
-        }
-    };
+    let mut best: (Option<Choice>, usize) = (None, usize::MAX);
+    let leaf = price_transforms(
+        values.len(),
+        sample,
+        profiles,
+        group,
+        settings,
+        chain,
+        |choice, size| {
+            if ranking.is_some() {
+                candidates.push(choice);
+            }
+            if size < best.1 {
+                best = (Some(choice), size);
+            }
+        },
+    );
+    match ranking {
+        Some(level) => rank_by_compression(sample, candidates, settings, chain, level),
+        None => best.0.filter(|_| best.1 < leaf),
+    }
+}
+
+/// The size `values` should take with the cascade [`encode_nested`] would choose for them,
+/// estimated from a sample as the choice is.
+pub(crate) fn estimate<W: Word>(values: &[W], settings: &Settings) -> usize {
+    let sample = sample(values, 1);
+    let profiles = Profiles::of(&sample, Chain::default());
+    let mut best = usize::MAX;
+    let leaf = price_transforms(
+        values.len(),
+        &sample,
+        &profiles,
+        None,
+        settings,
+        Chain::default(),
+        |_, size| best = best.min(size),
+    );
+    best.min(leaf)
+}
+
+/// Prices every transform that `chain` allows on `sample` (of a column of `len` values), whose
+/// profiles are `profiles`: `consider` gets each with the size it should give the whole column,
+/// in turn. Unless a zstd ranking is to compare them all, one that could not beat those before
+/// it and a leaf codec may be left out. Returns the size a leaf codec alone should give the
+/// column.
+fn price_transforms<W: Word>(
+    len: usize,
+    sample: &[W],
+    profiles: &Profiles<W>,
+    group: Option<usize>,
+    settings: &Settings,
+    chain: Chain,
+    mut consider: impl FnMut(Choice, usize),
+) -> usize {
+    let sample_len = profiles.values.len;
+    // Sizes are for the whole column: what grows with the values is scaled up from the sample,
+    // while dictionary entries are taken to be those the sample shows.
+    let scale = |sample_bytes: usize| sample_bytes * len / sample_len.max(1);
+    let leaf = profiles.values.leaf_estimate(settings, len);
+    if sample_len < 8 || chain.depth >= MAX_TRANSFORMS {
+        return leaf;
+    }
     // A dictionary's entries and a run's values cost about what a value costs now.
-    let per_value = |count: usize| (leaf * count).div_ceil(len);
+    let sample_leaf = profiles.values.leaf_estimate(settings, sample_len);
+    let per_value = |count: usize| (sample_leaf * count).div_ceil(sample_len);
     let index_bytes = |distinct: usize, count: usize| {
         (count * bit_width((distinct as u64).saturating_sub(1)) as usize).div_ceil(8)
     };
+    // The size to beat: the smallest so far.
+    let to_beat = Cell::new(leaf);
+    let mut consider = |choice: Choice, size: usize| {
+        to_beat.set(to_beat.get().min(size));
+        consider(choice, size);
+    };
 
     if let Some(group) = group.filter(|_| chain.depth == 0) {
-        if let Some(distinct) = dictionary::count_groups(&sample, group) {
-            let groups = len / group;
+        if let Some(distinct) = dictionary::count_groups(sample, group) {
+            let groups = sample_len / group;
             if distinct * 2 <= groups {
                 consider(
                     Choice::Groups(group),
@@ -325,18 +427,16 @@ fn choose_transform<W: Word>(
             }
         }
     }
-    if !chain.has(Chain::DELTA) && !chain.has(Chain::RLE) {
-        // Priced as delta → zigzag; the nested stream drops the zigzag when it does not pay.
-        let deltas = profiles.delta_zigzag.leaf_estimate(settings);
-        consider(Choice::Delta, 2 + scale(deltas));
+    if let Some(deltas) = &profiles.deltas {
+        consider(Choice::Delta, 2 + deltas.leaf_estimate(settings, len));
     }
     if !chain.has(Chain::ZIGZAG) && bit_width(profiles.values.max) == W::BITS {
-        let zigzag = Profile::of_zigzag(&sample).leaf_estimate(settings);
-        consider(Choice::Zigzag, 1 + scale(zigzag));
+        let zigzag = Profile::of_zigzag(sample).leaf_estimate(settings, len);
+        consider(Choice::Zigzag, 1 + zigzag);
     }
-    if !chain.has(Chain::RLE) && profiles.runs * 2 <= len {
+    if !chain.has(Chain::RLE) && profiles.runs * 2 <= sample_len {
         let runs = profiles.runs;
-        let length_bits = bit_width((len / runs) as u64) as usize + 1;
+        let length_bits = bit_width((sample_len / runs) as u64) as usize + 1;
         consider(
             Choice::Rle,
             4 + scale((runs * length_bits).div_ceil(8) + per_value(runs)),
@@ -345,18 +445,26 @@ fn choose_transform<W: Word>(
     if !chain.has(Chain::DICTIONARY) && !chain.has(Chain::RLE) {
         // Indices of `distinct` entries take bit_width(distinct - 1) bits: a dictionary can only
         // win with fewer entries than the values' bits now allow.
-        let limit = (len / 2).min(1 << (8 * leaf / len).min(30));
-        if let Some(distinct) = count_distinct(&sample, limit) {
-            consider(
-                Choice::Dictionary,
-                4 + per_value(distinct) + scale(index_bytes(distinct, len)),
-            );
+        let size =
+            |distinct: usize| 4 + per_value(distinct) + scale(index_bytes(distinct, sample_len));
+        let mut limit = (sample_len / 2).min(1 << (8 * sample_leaf / sample_len).min(30));
+        if settings.ranks_by_compression(len * W::BYTES).is_none() {
+            // Nor with more entries than keep it below the size to beat: it grows with them.
+            let (mut fewer, mut more) = (0, limit);
+            while fewer < more {
+                let middle = (fewer + more).div_ceil(2);
+                match size(middle) < to_beat.get() {
+                    true => fewer = middle,
+                    false => more = middle - 1,
+                }
+            }
+            limit = fewer;
+        }
+        if let Some(distinct) = count_distinct(sample, limit).filter(|_| limit > 0) {
+            consider(Choice::Dictionary, size(distinct));
         }
     }
-    match ranking {
-        Some(level) => rank_by_compression(&sample, candidates, settings, chain, level),
-        None => best.0,
-    }
+    leaf
 }
 
 /// The candidate (or leaf, `None`) whose encoding of `sample` compresses smallest.
@@ -387,16 +495,24 @@ fn rank_by_compression<W: Word>(
 
 /// The number of distinct values, if it is at most `limit`.
 fn count_distinct<W: Word>(values: &[W], limit: usize) -> Option<usize> {
-    // Values that hardly repeat show it early: a prefix spares hashing the whole column.
+    // Values that hardly repeat show it early: a long column whose prefix is mostly distinct is
+    // given up there, sparing hashing the rest.
     const PREFIX: usize = 128;
-    if values.len() > 2 * PREFIX {
-        count_distinct(&values[..PREFIX], limit.min(PREFIX * 3 / 4))?;
-    }
-    let mut seen = FxHashSet::with_capacity_and_hasher(limit.min(values.len()), Default::default());
-    for value in values {
-        if seen.insert(*value) && seen.len() > limit {
-            return None;
-        }
+    let prefix_limit = match values.len() > 2 * PREFIX {
+        true => limit.min(PREFIX * 3 / 4),
+        false => limit,
+    };
+    let (prefix, rest) = values.split_at(values.len().min(PREFIX));
+    let mut seen = Numbering::with_capacity(limit.min(values.len()));
+    // Whether `values` keep the count within `limit`.
+    let mut within = |values: &[W], limit: usize| {
+        values.iter().all(|&value| {
+            seen.number(value);
+            seen.len() <= limit
+        })
+    };
+    if !within(prefix, prefix_limit) || !within(rest, limit) {
+        return None;
     }
     Some(seen.len())
 }
@@ -409,16 +525,31 @@ enum Leaf<W> {
 
 /// Encodes `values` with the leaf codec that takes the fewest bytes.
 fn encode_best_leaf<W: Word>(values: &[W], settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
-    match best_leaf(values, settings, chain) {
+    encode_leaf(values, &Profile::of(values), settings, chain, out);
+}
+
+/// [`encode_best_leaf`] for values whose profile is known.
+fn encode_leaf<W: Word>(
+    values: &[W],
+    profile: &Profile<W>,
+    settings: &Settings,
+    chain: Chain,
+    out: &mut Vec<u8>,
+) {
+    match best_leaf(values, profile, settings, chain) {
         Leaf::Codec(choice) => encode_as(values, choice, settings, chain, out),
         Leaf::Huffman(plan) => plan.encode(values, settings, chain, out),
     }
 }
 
-/// The leaf codec with the fewest bytes, sized exactly (Huffman's tables and escapes as
-/// varints).
-fn best_leaf<W: Word>(values: &[W], settings: &Settings, chain: Chain) -> Leaf<W> {
-    let profile = Profile::of(values);
+/// The leaf codec with the fewest bytes for `values`, whose profile is `profile`, sized exactly
+/// (Huffman's tables and escapes as varints).
+fn best_leaf<W: Word>(
+    values: &[W],
+    profile: &Profile<W>,
+    settings: &Settings,
+    chain: Chain,
+) -> Leaf<W> {
     let mut best = (Choice::Fixed, profile.fixed_size());
     if settings.byte_aligned {
         // For a zstd stage: it finds repeats in aligned fixed-width values far better than in
@@ -431,25 +562,34 @@ fn best_leaf<W: Word>(values: &[W], settings: &Settings, chain: Chain) -> Leaf<W
         }
     };
     keep_smaller(&mut best, Choice::Varint, 1 + profile.varint_bytes);
-    if values.len() >= 16 {
-        if bitpack::fits(profile.min, profile.max) {
-            keep_smaller(
-                &mut best,
-                Choice::BitPack,
-                bitpack::size(values, profile.min),
-            );
-        }
-        // The estimate assumes neighbours of equal width, so it is high when widths vary:
-        // Simple16 is sized exactly unless even a far better packing would not win.
-        if bit_width(profile.max) <= simple16::MAX_BITS
-            && profile.simple16_estimate() < best.1 * 3 / 2
-        {
-            keep_smaller(&mut best, Choice::Simple16, simple16::size(values));
-        }
+    if values.len() < 16 {
+        return Leaf::Codec(best.0);
     }
-    match huffman::Plan::of(values).filter(|_| !chain.has(Chain::HUFFMAN)) {
-        Some(plan) if plan.estimate() < best.1 => Leaf::Huffman(plan),
-        _ => Leaf::Codec(best.0),
+    if bitpack::fits(profile.min, profile.max) {
+        keep_smaller(
+            &mut best,
+            Choice::BitPack,
+            bitpack::size(values, profile.min),
+        );
+    }
+    // Huffman codes are planned before Simple16 is sized, so that a plan that wins spares
+    // sizing Simple16 exactly; on a tie Simple16 wins, as the simpler codec.
+    let plan = (!chain.has(Chain::HUFFMAN))
+        .then(|| huffman::Plan::of(values, profile.min, profile.max))
+        .flatten()
+        .filter(|plan| plan.estimate() < best.1);
+    let to_beat = plan.as_ref().map_or(best.1, |plan| plan.estimate() + 1);
+    // The estimate assumes neighbours of equal width, so it is high when widths vary:
+    // Simple16 is sized exactly unless even a far better packing would not win.
+    if bit_width(profile.max) <= simple16::MAX_BITS
+        && profile.simple16_estimate() < to_beat * 3 / 2
+        && simple16::size(values) < to_beat
+    {
+        return Leaf::Codec(Choice::Simple16);
+    }
+    match plan {
+        Some(plan) => Leaf::Huffman(plan),
+        None => Leaf::Codec(best.0),
     }
 }
 
@@ -460,13 +600,7 @@ fn encode_as<W: Word>(
     chain: Chain,
     out: &mut Vec<u8>,
 ) {
-    let extremes = || {
-        values
-            .iter()
-            .fold((W::ZERO.wrapping_sub(W::ONE), W::ZERO), |(min, max), &v| {
-                (min.min(v), max.max(v))
-            })
-    };
+    let extremes = || extremes(values);
     match choice {
         Choice::Fixed => fixed::encode(values, extremes().1, out),
         Choice::Varint => varint::encode(values, out),
@@ -500,11 +634,12 @@ fn encode_as<W: Word>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::tests::described;
-    use super::super::{decode, IntTag};
+    use super::super::{decode, describe, IntTag};
     use super::*;
     use crate::encodings::budget::Budget;
+    use crate::encodings::describe::{Describer, Encoding};
     use crate::encodings::test_len;
 
     fn encoded(values: &[u64]) -> Vec<u8> {
@@ -527,6 +662,34 @@ mod tests {
             out.clear();
             fixed::encode(&shape, profile.max, &mut out);
             assert_eq!(profile.fixed_size(), out.len());
+        }
+    }
+
+    /// The streams chosen for while `encode` runs, and those its result holds.
+    pub(crate) fn chosen_and_written(encode: impl FnOnce() -> Encoding) -> (usize, usize) {
+        let before = CHOICES.with(Cell::get);
+        let encoding = encode();
+        (CHOICES.with(Cell::get) - before, encoding.iter().count())
+    }
+
+    /// Choosing a cascade encodes nothing but the winner: no candidate is trial-encoded, and
+    /// every stream chosen for is in the result.
+    #[test]
+    fn only_the_chosen_cascade_is_encoded() {
+        let mut grouped: Vec<u8> = Vec::new();
+        for i in 0..test_len(2000) as u32 {
+            grouped.extend([(i % 5) as u8 * 40; 4]);
+        }
+        let cases = (super::super::tests::shapes().into_iter())
+            .map(|shape| (shape, None))
+            .chain([(grouped.iter().map(|&v| u64::from(v)).collect(), Some(4))]);
+        for (values, group) in cases {
+            let (chosen, written) = chosen_and_written(|| {
+                let mut out = Vec::new();
+                encode_top(&values, group, &Settings::without_zstd(), &mut out);
+                describe::<u64>(&out, Describer::new(false))
+            });
+            assert_eq!(chosen, written, "{} values", values.len());
         }
     }
 

@@ -53,21 +53,33 @@ const LAYOUTS: [&[u8]; 16] = [
     &[28],
 ];
 
-/// The bit width of every value: layouts are matched against these, not the values.
-fn widths<W: Word>(values: &[W]) -> Vec<u8> {
-    values.iter().map(|&v| bit_width(v) as u8).collect()
-}
+/// For each bit width, the first layout whose first field holds a value that wide: the layouts
+/// before it cannot start with one, so the search for the next layout skips them.
+const FIRST_FIT: [usize; MAX_BITS as usize + 1] = {
+    let mut table = [0; MAX_BITS as usize + 1];
+    let mut width = 0;
+    while width < table.len() {
+        let mut selector = 0;
+        while (LAYOUTS[selector][0] as usize) < width {
+            selector += 1;
+        }
+        table[width] = selector;
+        width += 1;
+    }
+    table
+};
 
-/// The layout of the next word: the first (densest) whose fields hold the next values, given
-/// their widths (fields past the end of the column are padding).
+/// The layout of the next word: the first (densest) whose fields hold the next values (fields
+/// past the end of the column are padding). The values have at most [`MAX_BITS`] bits.
 #[inline]
-fn next_layout(widths: &[u8]) -> usize {
-    (0..16)
+fn next_layout<W: Word>(values: &[W]) -> usize {
+    let first = FIRST_FIT[bit_width(values[0]) as usize];
+    (first..16)
         .find(|&s| {
             LAYOUTS[s]
                 .iter()
-                .zip(widths)
-                .all(|(&bits, &width)| width <= bits)
+                .zip(values)
+                .all(|(&bits, &value)| value.low_u64() >> bits == 0)
         })
         .unwrap_or(15)
 }
@@ -75,10 +87,9 @@ fn next_layout(widths: &[u8]) -> usize {
 /// Packs values of at most [`MAX_BITS`] bits into words, handing each to `emit`.
 #[inline]
 fn pack<W: Word>(values: &[W], mut emit: impl FnMut(u32)) {
-    let widths = widths(values);
     let mut start = 0;
     while start < values.len() {
-        let selector = next_layout(&widths[start..]);
+        let selector = next_layout(&values[start..]);
         let layout = LAYOUTS[selector];
         let mut word = (selector as u32) << 28;
         let mut shift = 0;
@@ -93,12 +104,11 @@ fn pack<W: Word>(values: &[W], mut emit: impl FnMut(u32)) {
 
 /// The exact encoded size; the values must all have at most [`MAX_BITS`] bits.
 pub(super) fn size<W: Word>(values: &[W]) -> usize {
-    let widths = widths(values);
     let mut words = 0;
     let mut start = 0;
-    while start < widths.len() {
+    while start < values.len() {
         words += 1;
-        start += LAYOUTS[next_layout(&widths[start..])].len();
+        start += LAYOUTS[next_layout(&values[start..])].len();
     }
     1 + 4 * words
 }

@@ -1,0 +1,168 @@
+//! The distinct values of a column, counted and then numbered: what dictionaries and Huffman
+//! codes are built from. Each distinct value has a slot, which holds its count until the encoder
+//! gives it a number (a dictionary index, a Huffman symbol), which then stands for every position
+//! where the value occurs. An encoding stage of its own, not a stream: it has no wire grammar.
+
+use super::{bit_width, Word};
+use crate::encodings::numbering::Numbering;
+
+/// The widest range of values kept in an array indexed by value, and its most slots per value of
+/// the column: an array is several times faster than hashing.
+const DENSE_BITS: u32 = 16;
+const DENSE_PER_VALUE: usize = 16;
+/// Room for distinct values reserved up front, so that small columns never grow the table.
+const RESERVED: usize = 1 << 12;
+
+pub(super) enum Distinct<W> {
+    /// Values within a small range: the slot of `v` is `v - min`; empty slots have count 0.
+    Dense { min: W, slots: Vec<u64> },
+    /// Other values, each slot in order of first appearance, with the slot of each position of
+    /// the column.
+    Hashed {
+        values: Vec<W>,
+        slots: Vec<u64>,
+        at: Vec<u32>,
+    },
+}
+
+impl<W: Word> Distinct<W> {
+    /// The distinct values of `values` (all within `min..=max`) and their counts, or `None` once
+    /// more than `limit` are distinct.
+    pub(super) fn count(values: &[W], min: W, max: W, limit: usize) -> Option<Self> {
+        let range = max.wrapping_sub(min);
+        if bit_width(range) <= DENSE_BITS
+            && range.low_u64() as usize <= DENSE_PER_VALUE * values.len()
+        {
+            let mut slots = vec![0u64; range.low_u64() as usize + 1];
+            for &value in values {
+                slots[value.wrapping_sub(min).low_u64() as usize] += 1;
+            }
+            let within = limit >= slots.len() || slots.iter().filter(|&&n| n > 0).count() <= limit;
+            return within.then_some(Distinct::Dense { min, slots });
+        }
+        let mut numbering = Numbering::with_capacity(values.len().min(RESERVED));
+        let mut at = Vec::with_capacity(values.len());
+        for &value in values {
+            at.push(numbering.number(value));
+            if numbering.len() > limit {
+                return None;
+            }
+        }
+        let distinct = numbering.into_values();
+        let mut slots = vec![0u64; distinct.len()];
+        for &slot in &at {
+            slots[slot as usize] += 1;
+        }
+        Some(Distinct::Hashed {
+            values: distinct,
+            slots,
+            at,
+        })
+    }
+
+    /// Each distinct value as (slot, value, count), ascending by value for a dense set and in
+    /// order of first appearance otherwise.
+    pub(super) fn entries(&self) -> Vec<(usize, W, u64)> {
+        match self {
+            Distinct::Dense { min, slots } => (slots.iter().enumerate())
+                .filter(|&(_, &count)| count > 0)
+                .map(|(slot, &count)| (slot, min.wrapping_add(W::from_u64(slot as u64)), count))
+                .collect(),
+            Distinct::Hashed { values, slots, .. } => (values.iter().zip(slots).enumerate())
+                .map(|(slot, (&value, &count))| (slot, value, count))
+                .collect(),
+        }
+    }
+
+    /// The slots, to number.
+    pub(super) fn slots_mut(&mut self) -> &mut [u64] {
+        match self {
+            Distinct::Dense { slots, .. } | Distinct::Hashed { slots, .. } => slots,
+        }
+    }
+
+    /// Calls `f` with each of `values`, the column counted, and what its slot holds, in order.
+    #[inline]
+    pub(super) fn numbers(&self, values: &[W], mut f: impl FnMut(W, u64)) {
+        match self {
+            Distinct::Dense { min, slots } => (values.iter())
+                .for_each(|&value| f(value, slots[value.wrapping_sub(*min).low_u64() as usize])),
+            Distinct::Hashed { slots, at, .. } => {
+                (values.iter().zip(at)).for_each(|(&value, &slot)| f(value, slots[slot as usize]))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The counts of `values`, widened, in value order, and whether an array held them.
+    fn counted<W: Word>(values: &[W]) -> (Vec<(u64, u64)>, bool) {
+        let (min, max) = (values.iter().min().unwrap(), values.iter().max().unwrap());
+        let distinct = Distinct::count(values, *min, *max, usize::MAX).unwrap();
+        let mut counts: Vec<(u64, u64)> = (distinct.entries().into_iter())
+            .map(|(_, value, count)| (value.low_u64(), count))
+            .collect();
+        counts.sort_unstable();
+        (counts, matches!(distinct, Distinct::Dense { .. }))
+    }
+
+    #[test]
+    fn counting_in_an_array_agrees_with_counting_by_hash() {
+        let mut state = 0x1234_5678_9abc_def1u64;
+        let wide: Vec<u64> = (0..5000)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                if i % 2 == 0 {
+                    state % 9000
+                } else {
+                    state
+                }
+            })
+            .collect();
+        let narrow: Vec<u64> = wide.iter().map(|v| v % 3000 + 1_000_000).collect();
+        let extremes: Vec<u8> = (0..300).map(|i| [0, 255, 7][i % 3]).collect();
+        let check = |(counted, dense): (Vec<(u64, u64)>, bool), values: &[u64], in_array| {
+            let mut reference = std::collections::BTreeMap::new();
+            for &v in values {
+                *reference.entry(v).or_insert(0u64) += 1;
+            }
+            assert_eq!(counted, reference.into_iter().collect::<Vec<_>>());
+            assert_eq!(dense, in_array);
+        };
+        check(counted(&narrow), &narrow, true);
+        check(counted(&wide), &wide, false);
+        let widened: Vec<u64> = extremes.iter().map(|&v| u64::from(v)).collect();
+        check(counted(&extremes), &widened, true);
+    }
+
+    #[test]
+    fn numbers_stand_for_every_position_of_their_value() {
+        for values in [
+            vec![5u64, 9, 5, 7, 9, 5],
+            vec![5, 1 << 40, 5, 7, 1 << 40, 5],
+        ] {
+            let (min, max) = (values[0].min(7), *values.iter().max().unwrap());
+            let mut distinct = Distinct::count(&values, min, max, 3).unwrap();
+            let entries = distinct.entries();
+            assert_eq!(entries.len(), 3);
+            for (slot, value, _) in entries {
+                distinct.slots_mut()[slot] = value * 10;
+            }
+            let mut seen = 0;
+            distinct.numbers(&values, |value, number| {
+                assert_eq!(number, value * 10);
+                seen += 1;
+            });
+            assert_eq!(seen, values.len());
+            assert!(
+                Distinct::count(&values, min, max, 2).is_none(),
+                "over the limit"
+            );
+        }
+    }
+}
