@@ -354,18 +354,29 @@ fn decoding_table(lengths: &[u32], longest: u32) -> Vec<u32> {
 }
 
 /// The 64 bits of `bytes` from byte `at`, zeros past the end.
-#[inline]
+#[inline(always)]
 fn bits_at(bytes: &[u8], at: usize) -> u64 {
     match bytes.get(at..at + 8) {
         Some(eight) => u64::from_le_bytes(eight.try_into().unwrap_or_default()),
-        None => {
-            let mut padded = [0u8; 8];
-            let rest = bytes.get(at..).unwrap_or_default();
-            padded[..rest.len()].copy_from_slice(rest);
-            u64::from_le_bytes(padded)
-        }
+        None => bits_near_end(bytes, at),
     }
 }
+
+/// [`bits_at`] for the last seven bytes and past them.
+#[cold]
+fn bits_near_end(bytes: &[u8], at: usize) -> u64 {
+    let mut padded = [0u8; 8];
+    let rest = bytes.get(at..).unwrap_or_default();
+    padded[..rest.len()].copy_from_slice(rest);
+    u64::from_le_bytes(padded)
+}
+
+/// Codes decoded at a time: their symbols are looked up in a first pass, which is a chain of
+/// dependent table reads, and turned into values in a second, whose reads are independent.
+const CHUNK: usize = 256;
+
+/// The bits one read of [`bits_at`] brings at least, whatever the bit position.
+const BITS_PER_READ: u32 = 64 - 7;
 
 /// A Huffman stream's header: the tables, still encoded, and the codes.
 pub(crate) struct Header<'a> {
@@ -447,26 +458,46 @@ impl<'a> Header<'a> {
         let table = decoding_table(&lengths, longest);
         let mask = (1u64 << longest) - 1;
 
+        // Every symbol indexes `values` but the escape's, whose values come from `escaped` in
+        // order. Bit patterns that begin no code have length 0: they consume nothing, and the
+        // stream is rejected after the loop, so the loop itself has no error exit.
+        let escape = symbols;
+        let last = symbols - 1;
+        let codes_per_read = (BITS_PER_READ / longest) as usize;
         let mut out = Vec::with_capacity(count);
-        let mut escaped = escaped.into_iter();
+        let mut chunk = [0u32; CHUNK];
+        let mut decoded = [W::ZERO; CHUNK];
         let mut position = 0usize;
-        for _ in 0..count {
-            let window = bits_at(codes, position >> 3) >> (position & 7);
-            let entry = table[(window & mask) as usize];
-            let length = entry & 0xff;
-            if length == 0 {
-                return Err(corrupt("a Huffman code that the lengths do not assign"));
+        let mut unassigned = false;
+        let mut next_escape = 0usize;
+        for start in (0..count).step_by(CHUNK) {
+            let chunk = &mut chunk[..CHUNK.min(count - start)];
+            for group in chunk.chunks_mut(codes_per_read) {
+                let mut window = bits_at(codes, position >> 3) >> (position & 7);
+                for symbol in group {
+                    let entry = table[(window & mask) as usize];
+                    let length = entry & 0xff;
+                    window >>= length;
+                    position += length as usize;
+                    unassigned |= length == 0;
+                    *symbol = entry >> 8;
+                }
             }
-            position += length as usize;
-            let symbol = (entry >> 8) as usize;
-            match values.get(symbol) {
-                Some(&value) => out.push(value),
-                None => out.push(
-                    escaped
-                        .next()
-                        .ok_or_else(|| corrupt("more escape codes than escaped values"))?,
-                ),
+            for (value, &symbol) in decoded.iter_mut().zip(chunk.iter()) {
+                let symbol = symbol as usize;
+                let coded = values.get(symbol.min(last)).copied().unwrap_or_default();
+                let escaped = escaped.get(next_escape).copied().unwrap_or_default();
+                let is_escape = symbol == escape;
+                next_escape += usize::from(is_escape);
+                *value = if is_escape { escaped } else { coded };
             }
+            out.extend_from_slice(&decoded[..chunk.len()]);
+        }
+        if unassigned {
+            return Err(corrupt("a Huffman code that the lengths do not assign"));
+        }
+        if next_escape > escapes {
+            return Err(corrupt("more escape codes than escaped values"));
         }
         if position.div_ceil(8) != codes.len() {
             return Err(if position.div_ceil(8) > codes.len() {
@@ -480,7 +511,7 @@ impl<'a> Header<'a> {
         if position % 8 != 0 && padding != 0 {
             return Err(corrupt("the padding after the Huffman codes is not zero"));
         }
-        if escaped.next().is_some() {
+        if next_escape < escapes {
             return Err(corrupt("escaped values left over after the Huffman codes"));
         }
         Ok(out)
