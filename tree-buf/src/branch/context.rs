@@ -65,6 +65,22 @@ impl<C: Default> Leaf<C> {
         &self.column
     }
 
+    /// The next item of an iterator column, first taken from the batch's cell once the column
+    /// has none: a decoder handing out items pays no more than the check for the end.
+    #[inline]
+    pub(crate) fn next_item(&mut self) -> Option<C::Item>
+    where
+        C: Iterator,
+    {
+        match self.column.next() {
+            Some(item) => Some(item),
+            None => {
+                self.take_from_cell();
+                self.column.next()
+            }
+        }
+    }
+
     #[cold]
     fn take_from_cell(&mut self) {
         if let Some(cell) = self.cell.take() {
