@@ -31,8 +31,8 @@ use crate::encodings::describe::{Codec, Describer, Encoding};
 use crate::encodings::Settings;
 use crate::error::{corrupt, truncated, DecodeError};
 
-/// The longest code: decoding looks each code up in a table of 2^(longest code) entries, at most
-/// 2^15 (128 KiB).
+/// The longest code: it bounds a decoding table to 2^15 entries (128 KiB), 2^11 more when the
+/// table has two levels.
 const MAX_CODE_LEN: u32 = 15;
 /// The most values with a code of their own (one code is kept for escapes).
 const MAX_SYMBOLS: usize = (1 << MAX_CODE_LEN) - 1;
