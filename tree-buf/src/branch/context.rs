@@ -20,7 +20,7 @@ use std::sync::{Arc, OnceLock};
 use crate::encodings::budget::Budget;
 use crate::encodings::float::FloatWord;
 use crate::encodings::int::Word;
-use crate::encodings::string::StrColumn;
+use crate::encodings::string::Strings;
 use crate::encodings::{bool as bools, float, int, string};
 use crate::error::{corrupt, limit_exceeded, DecodeError};
 use crate::schema::NodeRef;
@@ -63,6 +63,22 @@ impl<C: Default> Leaf<C> {
             self.take_from_cell();
         }
         &self.column
+    }
+
+    /// The next item of an iterator column, first taken from the batch's cell once the column
+    /// has none: a decoder handing out items pays no more than the check for the end.
+    #[inline]
+    pub(crate) fn next_item(&mut self) -> Option<C::Item>
+    where
+        C: Iterator,
+    {
+        match self.column.next() {
+            Some(item) => Some(item),
+            None => {
+                self.take_from_cell();
+                self.column.next()
+            }
+        }
     }
 
     #[cold]
@@ -312,7 +328,7 @@ impl<'a> DecodeContext<'a> {
         node: NodeRef<'_>,
         count: usize,
         extra_bytes_each: usize,
-        then: impl FnOnce(StrColumn) -> Result<C, DecodeError> + Send + 'a,
+        then: impl FnOnce(Strings) -> Result<C, DecodeError> + Send + 'a,
     ) -> Result<Leaf<C>, DecodeError> {
         let source = match string::keyed_source(self.branch(node)) {
             None => None,

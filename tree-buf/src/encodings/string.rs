@@ -47,36 +47,107 @@ tags! {
     }
 }
 
-/// Strings as one buffer and the span of each.
+/// Strings as one buffer and where each ends (each starts where the one before ends).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct StrColumn {
     bytes: String,
-    spans: Vec<Range<usize>>,
+    ends: Vec<usize>,
 }
 
 impl StrColumn {
     pub(crate) fn push(&mut self, value: &str) {
-        let start = self.bytes.len();
         self.bytes.push_str(value);
-        self.spans.push(start..self.bytes.len());
+        self.ends.push(self.bytes.len());
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.spans.len()
+        self.ends.len()
     }
 
-    /// The bytes of the strings and of their spans.
+    /// The bytes of the strings and of where they end.
     pub(crate) fn bytes(&self) -> usize {
-        self.bytes.len() + size_of_val(self.spans.as_slice())
+        self.bytes.len() + size_of_val(self.ends.as_slice())
     }
 
+    /// String `index`, or "" past the end.
+    #[inline]
     pub(crate) fn get(&self, index: usize) -> &str {
-        self.spans
-            .get(index)
-            .and_then(|span| self.bytes.get(span.clone()))
-            .unwrap_or_default()
+        let start = match index.checked_sub(1) {
+            Some(before) => self.ends.get(before).copied().unwrap_or_default(),
+            None => 0,
+        };
+        let end = self.ends.get(index).copied().unwrap_or_default();
+        self.bytes.get(start..end).unwrap_or_default()
     }
 
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// The byte length of each string.
+    fn lengths(&self) -> impl Iterator<Item = usize> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        self.ends
+            .iter()
+            .zip(starts)
+            .map(|(&end, start)| end - start)
+    }
+
+    /// Appends the strings of `other`.
+    fn append(&mut self, other: &StrColumn) {
+        let offset = self.bytes.len();
+        self.bytes.push_str(&other.bytes);
+        self.ends.extend(other.ends.iter().map(|&end| end + offset));
+    }
+}
+
+/// Decoded strings: the strings themselves, or, from dictionary and keyed streams, an index for
+/// each into a table that holds the strings they stand for once.
+#[derive(Debug)]
+pub(crate) enum Strings {
+    Plain(StrColumn),
+    Indexed { table: StrColumn, indices: Vec<u32> },
+}
+
+impl Default for Strings {
+    fn default() -> Self {
+        Strings::Plain(StrColumn::default())
+    }
+}
+
+impl Strings {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Strings::Plain(column) => column.len(),
+            Strings::Indexed { indices, .. } => indices.len(),
+        }
+    }
+
+    /// String `index`, or "" past the end.
+    #[inline]
+    pub(crate) fn get(&self, index: usize) -> &str {
+        match self {
+            Strings::Plain(column) => column.get(index),
+            Strings::Indexed { table, indices } => match indices.get(index) {
+                Some(&entry) => table.get(entry as usize),
+                None => "",
+            },
+        }
+    }
+
+    /// The strings as a plain column, for a table that nests another stream's strings.
+    fn into_plain(self) -> StrColumn {
+        match self {
+            Strings::Plain(column) => column,
+            indexed => {
+                let mut column = StrColumn::default();
+                (0..indexed.len()).for_each(|i| column.push(indexed.get(i)));
+                column
+            }
+        }
+    }
+
+    #[cfg(test)]
     fn iter(&self) -> impl Iterator<Item = &str> {
         (0..self.len()).map(|i| self.get(i))
     }
@@ -133,7 +204,7 @@ impl zstd::Sampled for StrColumn {
 
     fn aligned_bytes_per_value(&self) -> usize {
         // The bytes, and a length of a byte or two.
-        self.bytes.len() / self.spans.len().max(1) + 2
+        self.bytes.len() / self.ends.len().max(1) + 2
     }
 
     fn windows(&self, window: usize, count: usize) -> Cow<'_, Self> {
@@ -152,7 +223,7 @@ impl zstd::Sampled for StrColumn {
 
 fn encode_plain(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {
     out.push(StrTag::Plain as u8);
-    let lengths: Vec<u64> = column.spans.iter().map(|span| span.len() as u64).collect();
+    let lengths: Vec<u64> = column.lengths().map(|length| length as u64).collect();
     encode_nested_prefixed(&lengths, settings, Chain::default(), out);
     for value in column.iter() {
         out.extend_from_slice(value.as_bytes());
@@ -161,7 +232,7 @@ fn encode_plain(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {
 
 /// The plain form's size, roughly: the bytes and a byte for each length.
 fn plain_estimate(column: &StrColumn) -> usize {
-    column.spans.iter().map(|span| span.len() + 1).sum()
+    column.lengths().map(|length| length + 1).sum()
 }
 
 /// The distinct strings of a column and an index into them for each string.
@@ -220,10 +291,16 @@ impl Ranks {
         let capacity = column.len().min(max_distinct + 1).min(RESERVED);
         let mut numbering = Numbering::with_capacity(capacity);
         let mut firsts = Vec::new();
-        let mut ranks = Vec::with_capacity(column.len());
-        let bytes = column.bytes.as_bytes();
-        for (position, span) in column.spans.iter().enumerate() {
-            let rank = numbering.number(&bytes[span.clone()]);
+        let mut ranks: Vec<u32> = Vec::with_capacity(column.len());
+        let mut previous = None;
+        for (position, value) in column.iter().enumerate() {
+            // Columns often repeat a string in runs: those need no hashing.
+            if previous == Some(value) {
+                ranks.extend(ranks.last().copied());
+                continue;
+            }
+            previous = Some(value);
+            let rank = numbering.number(value.as_bytes());
             if rank as usize == firsts.len() {
                 firsts.push(position);
                 if firsts.len() > max_distinct {
@@ -378,37 +455,16 @@ impl<'a> StrStream<'a> {
         count: usize,
         budget: &mut Budget,
         depth: usize,
-    ) -> Result<StrColumn, DecodeError> {
+    ) -> Result<Strings, DecodeError> {
         match self {
             StrStream::Plain { lengths, text } => {
-                let lengths = int::decode_nested::<u64>(lengths, count, budget, depth + 1)?;
-                budget.charge(text.len(), 1)?;
-                let text = std::str::from_utf8(text)
-                    .map_err(|e| corrupt(format!("string bytes are not UTF-8: {e}")))?;
-                let mut spans = Vec::with_capacity(count);
-                let mut end = 0usize;
-                for length in lengths {
-                    let start = end;
-                    end = usize::try_from(length)
-                        .ok()
-                        .and_then(|length| end.checked_add(length))
-                        .filter(|&end| end <= text.len())
-                        .ok_or_else(|| corrupt("string lengths exceed the string bytes"))?;
-                    if !text.is_char_boundary(end) {
-                        return Err(corrupt("a string ends inside a UTF-8 character"));
-                    }
-                    spans.push(start..end);
-                }
-                if end != text.len() {
-                    return Err(corrupt(format!(
-                        "{} string bytes left over",
-                        text.len() - end
-                    )));
-                }
-                Ok(StrColumn {
+                let ends = plain_ends(lengths, text.len(), count, budget, depth)?;
+                let text = std::str::from_utf8(text).map_err(not_utf8)?;
+                check_boundaries(&ends, text)?;
+                Ok(Strings::Plain(StrColumn {
                     bytes: text.to_owned(),
-                    spans,
-                })
+                    ends,
+                }))
             }
             StrStream::Dictionary {
                 distinct,
@@ -421,34 +477,31 @@ impl<'a> StrStream<'a> {
                     )));
                 }
                 budget.charge(distinct, size_of::<Range<usize>>())?;
-                let values = decode_nested(values, distinct, budget, depth + 1)?;
+                let table = decode_nested(values, distinct, budget, depth + 1)?.into_plain();
                 budget.charge(count, 4)?;
                 let indices = int::decode_nested::<u32>(indices, count, budget, depth + 1)?;
-                let spans = indices
-                    .into_iter()
-                    .map(|i| {
-                        values.spans.get(i as usize).cloned().ok_or_else(|| {
-                            corrupt(format!("string index {i} past the {distinct} entries"))
-                        })
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
+                if indices
+                    .iter()
+                    .max()
+                    .is_some_and(|&max| max as usize >= table.len())
+                {
+                    let past = indices.iter().find(|&&i| i as usize >= table.len());
+                    return Err(corrupt(format!(
+                        "string index {} past the {distinct} entries",
+                        past.copied().unwrap_or_default()
+                    )));
+                }
                 // Every value becomes a string of its own: charge the text the indices stand
                 // for, which can be far more than the dictionary holds.
-                let text = spans
-                    .iter()
-                    .fold(0usize, |sum, span| sum.saturating_add(span.len()));
-                budget.charge(text, 1)?;
-                Ok(StrColumn {
-                    bytes: values.bytes,
-                    spans,
-                })
+                budget.charge(indexed_text(&table, &indices), 1)?;
+                Ok(Strings::Indexed { table, indices })
             }
             StrStream::Keyed(_) => Err(corrupt(
                 "a keyed string stream where only the top of a branch may have one",
             )),
             StrStream::Zstd(frame) => {
                 let inner = frame.decompress(usize::MAX, budget)?;
-                decode_nested(&inner, count, budget, depth + 1)
+                decode_owned(inner, count, budget, depth + 1)
             }
         }
     }
@@ -499,10 +552,10 @@ pub(crate) fn keyed_source(bytes: &[u8]) -> Option<Result<usize, DecodeError>> {
 /// branch. The caller has charged the budget for the spans; string bytes are charged here.
 pub(crate) fn decode_keyed(
     bytes: &[u8],
-    source: &StrColumn,
+    source: &Strings,
     count: usize,
     budget: &mut Budget,
-) -> Result<StrColumn, DecodeError> {
+) -> Result<Strings, DecodeError> {
     let StrStream::Keyed(keyed) = StrStream::parse(bytes)? else {
         return Err(corrupt("not a keyed string stream"));
     };
@@ -525,7 +578,7 @@ pub(crate) fn decode_keyed(
     // The table's spans, and the keys' ranks worked out below.
     budget.charge(distinct, size_of::<Range<usize>>() + 3 * size_of::<usize>())?;
     budget.charge(count, size_of::<u32>())?;
-    let table = decode_nested(keyed.table, distinct, budget, 1)?;
+    let mut table = decode_nested(keyed.table, distinct, budget, 1)?.into_plain();
     if exception_count > count {
         return Err(corrupt(format!(
             "{exception_count} exceptions among {count} keyed strings"
@@ -536,47 +589,136 @@ pub(crate) fn decode_keyed(
     } else {
         budget.charge(exception_count, 8 + size_of::<Range<usize>>())?;
         let positions = int::decode_nested::<u64>(keyed.positions, exception_count, budget, 1)?;
-        let exceptions = decode_nested(keyed.values, exception_count, budget, 1)?;
+        let exceptions = decode_nested(keyed.values, exception_count, budget, 1)?.into_plain();
         (positions, exceptions)
     };
 
-    let keys = Ranks::at_most(source, distinct).ok_or_else(|| {
+    let (mut indices, keys) = key_ranks(source, distinct).ok_or_else(|| {
         corrupt(format!(
             "more distinct keys than the {distinct} keyed table strings"
         ))
     })?;
-    if keys.firsts.len() != distinct || table.len() != distinct {
+    if keys != distinct || table.len() != distinct {
         return Err(corrupt(format!(
-            "{} distinct keys for {distinct} keyed table strings",
-            keys.firsts.len()
+            "{keys} distinct keys for {distinct} keyed table strings"
         )));
     }
-    // Strings point into the table's text followed by the exceptions' text; the table holds one
-    // span for each distinct key, so every rank indexes it.
-    let exceptions_start = table.bytes.len();
-    let mut spans = Vec::with_capacity(count);
-    let mut pending = positions.iter().zip(&exceptions.spans).peekable();
-    for (position, &rank) in keys.ranks.iter().enumerate() {
-        match pending.next_if(|(&at, _)| at == position as u64) {
-            Some((_, span)) => {
-                spans.push(span.start + exceptions_start..span.end + exceptions_start)
+    // Each string is the table's entry for its key's rank, the exceptions' strings following
+    // the table's.
+    let (Ok(first_exception), Ok(_)) = (
+        u32::try_from(distinct),
+        u32::try_from(distinct + exception_count),
+    ) else {
+        return Err(corrupt(format!(
+            "{distinct} keyed table strings and {exception_count} exceptions are more than \
+             32-bit indices reach"
+        )));
+    };
+    let mut next_free = 0;
+    for (exception, &position) in (first_exception..).zip(&positions) {
+        let slot = usize::try_from(position)
+            .ok()
+            .filter(|&position| position >= next_free)
+            .and_then(|position| Some((position, indices.get_mut(position)?)));
+        let Some((position, slot)) = slot else {
+            return Err(corrupt(
+                "keyed exception positions are not ascending positions of the column",
+            ));
+        };
+        *slot = exception;
+        next_free = position + 1;
+    }
+    table.append(&exceptions);
+    // As for a dictionary: charge the text the strings stand for.
+    budget.charge(indexed_text(&table, &indices), 1)?;
+    Ok(Strings::Indexed { table, indices })
+}
+
+/// The ends of the `count` strings of a plain stream in its text of `text_len` bytes, from the
+/// int stream of their lengths, `lengths`; the text is charged to the budget.
+fn plain_ends(
+    lengths: &[u8],
+    text_len: usize,
+    count: usize,
+    budget: &mut Budget,
+    depth: usize,
+) -> Result<Vec<usize>, DecodeError> {
+    let lengths = int::decode_nested::<u64>(lengths, count, budget, depth + 1)?;
+    budget.charge(text_len, 1)?;
+    // Once a sum overflows it stays at usize::MAX, which no text is long.
+    let mut end = 0usize;
+    let ends: Vec<usize> = (lengths.into_iter())
+        .map(|length| {
+            end = usize::try_from(length).map_or(usize::MAX, |length| end.saturating_add(length));
+            end
+        })
+        .collect();
+    match end.cmp(&text_len) {
+        std::cmp::Ordering::Greater => Err(corrupt("string lengths exceed the string bytes")),
+        std::cmp::Ordering::Less => Err(corrupt(format!(
+            "{} string bytes left over",
+            text_len - end
+        ))),
+        std::cmp::Ordering::Equal => Ok(ends),
+    }
+}
+
+/// Checks that every string ends on a character boundary of `text`: then each is valid UTF-8.
+fn check_boundaries(ends: &[usize], text: &str) -> Result<(), DecodeError> {
+    if ends.iter().all(|&end| text.is_char_boundary(end)) {
+        Ok(())
+    } else {
+        Err(corrupt("a string ends inside a UTF-8 character"))
+    }
+}
+
+fn not_utf8(error: std::str::Utf8Error) -> DecodeError {
+    corrupt(format!("string bytes are not UTF-8: {error}"))
+}
+
+/// The bytes of all the strings that `indices` (each valid) pick from `table`.
+fn indexed_text(table: &StrColumn, indices: &[u32]) -> usize {
+    let lengths: Vec<usize> = table.lengths().collect();
+    (indices.iter()).fold(0usize, |sum, &index| {
+        sum.saturating_add(lengths.get(index as usize).copied().unwrap_or_default())
+    })
+}
+
+/// The rank of each of `source`'s strings in order of first appearance, and how many distinct
+/// strings there are; `None` as soon as there are more than `max_distinct`.
+fn key_ranks(source: &Strings, max_distinct: usize) -> Option<(Vec<u32>, usize)> {
+    match source {
+        Strings::Plain(column) => {
+            let ranks = Ranks::at_most(column, max_distinct)?;
+            let distinct = ranks.firsts.len();
+            Some((ranks.ranks, distinct))
+        }
+        Strings::Indexed { table, indices } => {
+            // The table's entries ranked by their strings (equal ones alike), then the strings
+            // by the first appearance of those ranks: no string is hashed twice.
+            let entries = Ranks::at_most(table, table.len())?;
+            let mut rank_of_entry = vec![u32::MAX; entries.firsts.len()];
+            let mut distinct = 0u32;
+            let mut ranks = Vec::with_capacity(indices.len());
+            for &index in indices {
+                let entry = entries
+                    .ranks
+                    .get(index as usize)
+                    .copied()
+                    .unwrap_or_default();
+                let rank = rank_of_entry.get_mut(entry as usize)?;
+                if *rank == u32::MAX {
+                    *rank = distinct;
+                    distinct += 1;
+                    if distinct as usize > max_distinct {
+                        return None;
+                    }
+                }
+                ranks.push(*rank);
             }
-            None => spans.push(table.spans[rank as usize].clone()),
+            Some((ranks, distinct as usize))
         }
     }
-    if pending.next().is_some() {
-        return Err(corrupt(
-            "keyed exception positions are not ascending positions of the column",
-        ));
-    }
-    // As for a dictionary: charge the text the strings stand for.
-    let text = spans
-        .iter()
-        .fold(0usize, |sum, span| sum.saturating_add(span.len()));
-    budget.charge(text, 1)?;
-    let mut bytes = table.bytes;
-    bytes.push_str(&exceptions.bytes);
-    Ok(StrColumn { bytes, spans })
 }
 
 /// Decodes `count` strings, validating all of them. The caller has charged the budget for the
@@ -585,7 +727,7 @@ pub(crate) fn decode(
     bytes: &[u8],
     count: usize,
     budget: &mut Budget,
-) -> Result<StrColumn, DecodeError> {
+) -> Result<Strings, DecodeError> {
     decode_nested(bytes, count, budget, 0)
 }
 
@@ -594,9 +736,31 @@ fn decode_nested(
     count: usize,
     budget: &mut Budget,
     depth: usize,
-) -> Result<StrColumn, DecodeError> {
+) -> Result<Strings, DecodeError> {
     check_depth(depth)?;
     StrStream::parse(bytes)?.decode(count, budget, depth)
+}
+
+/// [`decode_nested`] for a stream the decoder owns (decompressed): a plain stream's text stays
+/// where it is and becomes the column's, instead of being copied.
+fn decode_owned(
+    mut bytes: Vec<u8>,
+    count: usize,
+    budget: &mut Budget,
+    depth: usize,
+) -> Result<Strings, DecodeError> {
+    check_depth(depth)?;
+    let (ends, text_start) = match StrStream::parse(&bytes)? {
+        StrStream::Plain { lengths, text } => (
+            plain_ends(lengths, text.len(), count, budget, depth)?,
+            bytes.len() - text.len(),
+        ),
+        other => return other.decode(count, budget, depth),
+    };
+    bytes.drain(..text_start);
+    let text = String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error()))?;
+    check_boundaries(&ends, &text)?;
+    Ok(Strings::Plain(StrColumn { bytes: text, ends }))
 }
 
 /// The encoding of a string stream. A keyed stream names its source by branch index only.
@@ -672,13 +836,33 @@ mod tests {
         )
     }
 
+    /// `column` as decoded strings both ways: plain, and indexed into a table that holds each
+    /// string twice, used in turn (keys are ranked by string, not by table entry).
+    fn decoded_forms(column: &StrColumn) -> [Strings; 2] {
+        let ranks = Ranks::at_most(column, column.len()).unwrap();
+        let mut table = StrColumn::default();
+        for &at in &ranks.firsts {
+            table.push(column.get(at));
+            table.push(column.get(at));
+        }
+        let indices = (ranks.ranks.iter().enumerate())
+            .map(|(position, &rank)| 2 * rank + (position % 2) as u32)
+            .collect();
+        [
+            Strings::Plain(column.clone()),
+            Strings::Indexed { table, indices },
+        ]
+    }
+
     /// Keys `column` by `source`, checks the round trip, and returns the stream.
     fn keyed_round_trip(source: &StrColumn, column: &StrColumn) -> Vec<u8> {
         let stream = keyed(3, source, column).expect("keyed");
         assert_eq!(keyed_source(&stream).unwrap().unwrap(), 3);
-        let back = decode_keyed(&stream, source, column.len(), &mut Budget::new(u64::MAX))
-            .unwrap_or_else(|e| panic!("{e}: {}", described(&stream)));
-        assert!(back.iter().eq(column.iter()), "{}", described(&stream));
+        for source in decoded_forms(source) {
+            let back = decode_keyed(&stream, &source, column.len(), &mut Budget::new(u64::MAX))
+                .unwrap_or_else(|e| panic!("{e}: {}", described(&stream)));
+            assert!(back.iter().eq(column.iter()), "{}", described(&stream));
+        }
         stream
     }
 
@@ -743,7 +927,11 @@ mod tests {
         let values = column(&["x", "y", "x", "z", "x", "y", "x", "z"]);
         let good = keyed_round_trip(&source, &values);
         let decode = |bytes: &[u8], source: &StrColumn, count| {
-            decode_keyed(bytes, source, count, &mut Budget::new(u64::MAX))
+            let [plain, indexed] = decoded_forms(source);
+            let result = decode_keyed(bytes, &plain, count, &mut Budget::new(u64::MAX));
+            let again = decode_keyed(bytes, &indexed, count, &mut Budget::new(u64::MAX));
+            assert_eq!(result.is_ok(), again.is_ok());
+            result
         };
         let short = column(&["a", "b", "a", "c", "a", "b", "a"]);
         assert!(decode(&good, &short, 8).is_err(), "a short source");
@@ -783,7 +971,7 @@ mod tests {
         }
         let mut over_budget = Budget::new(40);
         assert!(
-            decode_keyed(&good, &source, 8, &mut over_budget).is_err(),
+            decode_keyed(&good, &Strings::Plain(source.clone()), 8, &mut over_budget).is_err(),
             "budget"
         );
         // Keyed streams stand only at the top of a branch, never where another stream nests.

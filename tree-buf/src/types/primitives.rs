@@ -6,6 +6,7 @@
 
 use std::cmp::Ordering;
 use std::marker::PhantomData;
+use std::vec::IntoIter;
 
 use super::derive_support::check_unit;
 use super::{is_empty_void, Decode, Encode, ValueDecoder, ValueEncoder};
@@ -22,34 +23,27 @@ pub struct PrimitiveEncoder<T> {
 /// Hands back a decoded column of a primitive type.
 #[derive(Debug)]
 pub struct PrimitiveDecoder<T> {
-    values: Leaf<Vec<T>>,
-    position: usize,
+    values: Leaf<IntoIter<T>>,
 }
 
 impl<T: Copy + Default> PrimitiveDecoder<T> {
-    fn from_leaf(values: Leaf<Vec<T>>) -> Self {
-        PrimitiveDecoder {
-            values,
-            position: 0,
-        }
+    fn from_leaf(values: Leaf<IntoIter<T>>) -> Self {
+        PrimitiveDecoder { values }
     }
 
     #[inline]
     fn next_value(&mut self) -> T {
-        let position = self.position;
-        self.position += 1;
-        (self.values.column_holding(position, Vec::len))
-            .get(position)
-            .copied()
-            .unwrap_or_default()
+        self.values.next_item().unwrap_or_default()
     }
 
     fn next_values(&mut self, n: usize) -> Vec<T> {
         let values = self.values.column();
-        let start = self.position.min(values.len());
-        let end = self.position.saturating_add(n).min(values.len());
-        self.position = end;
-        values[start..end].to_vec()
+        let slice = values.as_slice();
+        let taken = slice[..n.min(slice.len())].to_vec();
+        if let Some(last) = n.checked_sub(1) {
+            values.nth(last);
+        }
+        taken
     }
 }
 
@@ -146,16 +140,16 @@ macro_rules! stored_int {
 }
 stored_int!(u8 => u8, u16 => u16, u32 => u32, u64 => u64, u128 => u128, i8 => u8, i16 => u16, i32 => u32, i64 => u64, i128 => u128);
 
-/// Registers the stored integers of `node` as `S`, each converted to `T` in the batch, which fails
-/// on the first value `T` cannot hold.
+/// Registers the stored integers of `node` as `S`, converted to `T` in the batch, which fails if
+/// `T` cannot hold one of them.
 fn convert_ints<S, T>(
     node: NodeRef<'_>,
     count: usize,
     ctx: &mut DecodeContext<'_>,
-) -> Result<Leaf<Vec<T>>, DecodeError>
+) -> Result<Leaf<IntoIter<T>>, DecodeError>
 where
     S: StoredInt + std::fmt::Display,
-    T: TryFrom<S> + Send + Sync + 'static,
+    T: TryFrom<S> + Default + Send + Sync + 'static,
 {
     // Both columns are alive while a wider one is made.
     let extra = if size_of::<T>() > size_of::<S::Word>() {
@@ -165,23 +159,28 @@ where
     };
     let node_type = node.node_type();
     ctx.words::<S::Word, _>(node, count, extra, move |words| {
-        words
-            .into_iter()
-            .map(|word| {
-                let value = S::from_word(word);
-                T::try_from(value).map_err(|_| {
-                    DecodeError::new(
-                        DecodeErrorKind::SchemaMismatch,
-                        "",
-                        format!(
-                            "the file has {node_type} here, and its value {value} does not fit in \
-                             the type's {}",
-                            std::any::type_name::<T>()
-                        ),
-                    )
-                })
-            })
-            .collect()
+        let convert = |word| T::try_from(S::from_word(word));
+        // One pass checks every value, without an exit the compiler would have to keep (none
+        // at all where every value fits), so that the conversion needs no checks.
+        let fit = words
+            .iter()
+            .fold(true, |fit, &word| fit & convert(word).is_ok());
+        if let (false, Some(&word)) = (fit, words.iter().find(|&&word| convert(word).is_err())) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::SchemaMismatch,
+                "",
+                format!(
+                    "the file has {node_type} here, and its value {} does not fit in the \
+                     type's {}",
+                    S::from_word(word),
+                    std::any::type_name::<T>()
+                ),
+            ));
+        }
+        let values: Vec<T> = (words.into_iter())
+            .map(|word| convert(word).unwrap_or_default())
+            .collect();
+        Ok(values.into_iter())
     })
 }
 
@@ -190,9 +189,9 @@ fn decode_int<T>(
     node: NodeRef<'_>,
     count: usize,
     ctx: &mut DecodeContext<'_>,
-) -> Result<Leaf<Vec<T>>, DecodeError>
+) -> Result<Leaf<IntoIter<T>>, DecodeError>
 where
-    T: Send + Sync + 'static,
+    T: Default + Send + Sync + 'static,
     T: TryFrom<u8> + TryFrom<u16> + TryFrom<u32> + TryFrom<u64> + TryFrom<u128>,
     T: TryFrom<i8> + TryFrom<i16> + TryFrom<i32> + TryFrom<i64> + TryFrom<i128>,
 {
@@ -283,10 +282,11 @@ fn decode_f32(
     node: NodeRef<'_>,
     count: usize,
     ctx: &mut DecodeContext<'_>,
-) -> Result<Leaf<Vec<f32>>, DecodeError> {
+) -> Result<Leaf<IntoIter<f32>>, DecodeError> {
     match node.node_type() {
         NodeType::F32 => ctx.floats::<u32, _>(node, count, 0, |bits| {
-            Ok(bits.into_iter().map(f32::from_bits).collect())
+            let values: Vec<f32> = bits.into_iter().map(f32::from_bits).collect();
+            Ok(values.into_iter())
         }),
         NodeType::F64 => Err(DecodeError::new(
             DecodeErrorKind::SchemaMismatch,
@@ -301,17 +301,18 @@ fn decode_f64(
     node: NodeRef<'_>,
     count: usize,
     ctx: &mut DecodeContext<'_>,
-) -> Result<Leaf<Vec<f64>>, DecodeError> {
+) -> Result<Leaf<IntoIter<f64>>, DecodeError> {
     match node.node_type() {
         NodeType::F64 => ctx.floats::<u64, _>(node, count, 0, |bits| {
-            Ok(bits.into_iter().map(f64::from_bits).collect())
+            let values: Vec<f64> = bits.into_iter().map(f64::from_bits).collect();
+            Ok(values.into_iter())
         }),
         // Widening is exact, and keeps NaN payloads as far as IEEE 754 conversion does.
         NodeType::F32 => ctx.floats::<u32, _>(node, count, size_of::<f64>(), |bits| {
-            Ok(bits
-                .into_iter()
+            let values: Vec<f64> = (bits.into_iter())
                 .map(|bits| f64::from(f32::from_bits(bits)))
-                .collect())
+                .collect();
+            Ok(values.into_iter())
         }),
         _ => Err(node.mismatch("f64")),
     }
@@ -334,9 +335,9 @@ fn decode_bool(
     node: NodeRef<'_>,
     count: usize,
     ctx: &mut DecodeContext<'_>,
-) -> Result<Leaf<Vec<bool>>, DecodeError> {
+) -> Result<Leaf<IntoIter<bool>>, DecodeError> {
     match node.node_type() {
-        NodeType::Bool => ctx.bools(node, count, Ok),
+        NodeType::Bool => ctx.bools(node, count, |bools| Ok(bools.into_iter())),
         _ => Err(node.mismatch("bool")),
     }
 }
@@ -347,10 +348,14 @@ fn decode_char(
     node: NodeRef<'_>,
     count: usize,
     ctx: &mut DecodeContext<'_>,
-) -> Result<Leaf<Vec<char>>, DecodeError> {
+) -> Result<Leaf<IntoIter<char>>, DecodeError> {
     match node.node_type() {
         NodeType::Char => ctx.words::<u32, _>(node, count, 0, |codes| {
-            codes.into_iter().map(char_from_code).collect()
+            let chars: Vec<char> = codes
+                .into_iter()
+                .map(char_from_code)
+                .collect::<Result<_, _>>()?;
+            Ok(chars.into_iter())
         }),
         _ => Err(node.mismatch("char")),
     }

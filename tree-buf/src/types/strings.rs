@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::{is_empty_void, Decode, Encode, ValueDecoder, ValueEncoder};
 use crate::branch::{Column, DecodeContext, EncodeResult, Leaf, SchemaWriter};
-use crate::encodings::string::StrColumn;
+use crate::encodings::string::{StrColumn, Strings};
 use crate::error::DecodeError;
 use crate::schema::{NodeRef, NodeType};
 
@@ -48,7 +48,7 @@ impl Encode for String {
 /// Hands back decoded strings as any type made from a `&str`.
 #[derive(Debug)]
 pub struct StrDecoder<T> {
-    column: Leaf<StrColumn>,
+    column: Leaf<Strings>,
     position: usize,
     _type: PhantomData<fn() -> T>,
 }
@@ -75,12 +75,7 @@ impl<T: for<'s> From<&'s str>> ValueDecoder<T> for StrDecoder<T> {
 
     #[inline]
     fn next(&mut self) -> T {
-        let column = self.column.column_holding(self.position, StrColumn::len);
-        let value = if self.position < column.len() {
-            column.get(self.position)
-        } else {
-            ""
-        };
+        let value = (self.column.column_holding(self.position, Strings::len)).get(self.position);
         self.position += 1;
         T::from(value)
     }

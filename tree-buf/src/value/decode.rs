@@ -213,7 +213,7 @@ impl Dyn {
     fn next_here(&mut self) -> Value {
         match self {
             Dyn::Null => Value::Null,
-            Dyn::Leaf(values) => values.column().next().unwrap_or_default(),
+            Dyn::Leaf(values) => values.next_item().unwrap_or_default(),
             Dyn::Option { presence, inner } => {
                 if presence.next().unwrap_or(false) {
                     inner.next()
