@@ -1,13 +1,16 @@
 //! Choosing the cascade of an integer column: the fewest bytes wins.
 //!
 //! One pass over the column (over evenly spaced windows of neighbours when it is large, as
-//! BtrBlocks samples) profiles the values, their zigzag forms and their deltas: extremes, runs,
-//! distinct values and a histogram of bit widths. A profile prices every leaf codec without
-//! encoding anything, so each transform (zigzag, delta, RLE, dictionary) is judged by what its
-//! output would cost with its best leaf. Only the winner is encoded; the streams it nests choose
-//! their own cascade the same way, and the leaf that ends a cascade is chosen by exact size. A
-//! transform whose result comes out larger than the best leaf on the whole column is replaced by
-//! that leaf, so an estimate can cost speed but never more bytes than no transform at all.
+//! BtrBlocks samples) profiles the values and, while the cascade may still take them, their
+//! deltas: extremes, runs and the costs of their bit widths; distinct values are counted only as
+//! far as a dictionary could still win. A profile prices every leaf codec without encoding
+//! anything, so each transform (zigzag, delta, RLE, dictionary) is judged by what its output
+//! would cost with its best leaf; [`estimate`] prices a column so for the float transforms. Only
+//! the winner is encoded; the streams it nests choose their own cascade the same way, and the
+//! leaf that ends a cascade is chosen by exact size (a sample of the whole column is exact, so
+//! its profile serves). A transform whose result comes out larger than the best leaf on the
+//! whole column is replaced by that leaf, so an estimate can cost speed but never more bytes than
+//! no transform at all.
 
 use std::borrow::Cow;
 use std::cell::Cell;
