@@ -1,13 +1,16 @@
 //! Choosing the cascade of an integer column: the fewest bytes wins.
 //!
 //! One pass over the column (over evenly spaced windows of neighbours when it is large, as
-//! BtrBlocks samples) profiles the values, their zigzag forms and their deltas: extremes, runs,
-//! distinct values and a histogram of bit widths. A profile prices every leaf codec without
-//! encoding anything, so each transform (zigzag, delta, RLE, dictionary) is judged by what its
-//! output would cost with its best leaf. Only the winner is encoded; the streams it nests choose
-//! their own cascade the same way, and the leaf that ends a cascade is chosen by exact size. A
-//! transform whose result comes out larger than the best leaf on the whole column is replaced by
-//! that leaf, so an estimate can cost speed but never more bytes than no transform at all.
+//! BtrBlocks samples) profiles the values and, while the cascade may still take them, their
+//! deltas: extremes, runs and the costs of their bit widths; distinct values are counted only as
+//! far as a dictionary could still win. A profile prices every leaf codec without encoding
+//! anything, so each transform (zigzag, delta, RLE, dictionary) is judged by what its output
+//! would cost with its best leaf; [`estimate`] prices a column so for the float transforms. Only
+//! the winner is encoded; the streams it nests choose their own cascade the same way, and the
+//! leaf that ends a cascade is chosen by exact size (a sample of the whole column is exact, so
+//! its profile serves). A transform whose result comes out larger than the best leaf on the
+//! whole column is replaced by that leaf, so an estimate can cost speed but never more bytes than
+//! no transform at all.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -160,22 +163,19 @@ impl<W: Word> Profile<W> {
         1 + self.simple16_centibits.div_ceil(800)
     }
 
-    /// The size of the cheapest leaf codec for `len` values like the profiled ones, estimated
-    /// (exact for fixed and varint when `len` is the number profiled). What each value costs is
-    /// scaled to `len`; what a stream costs once is not.
-    fn leaf_estimate(&self, settings: &Settings, len: usize) -> usize {
-        let scaled = |sum: usize| sum * len / self.len.max(1);
-        let fixed = fixed::size(len, self.max);
+    /// The size of the cheapest leaf codec, estimated (exact for fixed and varint).
+    fn leaf_estimate(&self, settings: &Settings) -> usize {
+        let fixed = self.fixed_size();
         if settings.byte_aligned {
             return fixed;
         }
-        let mut best = fixed.min(1 + scaled(self.varint_bytes));
+        let mut best = fixed.min(1 + self.varint_bytes);
         let range = bit_width(self.max.wrapping_sub(self.min)) as usize;
         if self.len >= 16 && range <= 32 {
-            best = best.min(2 + (len * range).div_ceil(8) + len.div_ceil(32));
+            best = best.min(2 + (self.len * range).div_ceil(8) + self.len.div_ceil(32));
         }
         if self.len >= 16 && bit_width(self.max) <= simple16::MAX_BITS {
-            best = best.min(1 + scaled(self.simple16_centibits).div_ceil(800));
+            best = best.min(self.simple16_estimate());
         }
         best
     }
@@ -296,6 +296,14 @@ fn encode_choice<W: Word>(
     // A sample that is the whole column profiles it exactly.
     let exact = matches!(sample, Cow::Borrowed(_)).then_some(profiles.values);
     let profile = || exact.unwrap_or_else(|| Profile::of(values));
+    // A column of zeros takes two bytes as fixed width 0, which nothing beats (but a varint
+    // stream of no values); a sample of zeros only suggests one, so the column is checked (up to
+    // its first other value).
+    let zeros = !values.is_empty() && profiles.values.max == W::ZERO;
+    if zeros && values.iter().all(|&v| v == W::ZERO) {
+        fixed::encode(values, W::ZERO, out);
+        return;
+    }
     let choice = choose_transform(values, &sample, &profiles, group, settings, chain);
     let Some(transform) = choice else {
         encode_leaf(values, &profile(), settings, chain, out);
@@ -399,12 +407,12 @@ fn price_transforms<W: Word>(
     // Sizes are for the whole column: what grows with the values is scaled up from the sample,
     // while dictionary entries are taken to be those the sample shows.
     let scale = |sample_bytes: usize| sample_bytes * len / sample_len.max(1);
-    let leaf = profiles.values.leaf_estimate(settings, len);
+    let sample_leaf = profiles.values.leaf_estimate(settings);
+    let leaf = scale(sample_leaf);
     if sample_len < 8 || chain.depth >= MAX_TRANSFORMS {
         return leaf;
     }
     // A dictionary's entries and a run's values cost about what a value costs now.
-    let sample_leaf = profiles.values.leaf_estimate(settings, sample_len);
     let per_value = |count: usize| (sample_leaf * count).div_ceil(sample_len);
     let index_bytes = |distinct: usize, count: usize| {
         (count * bit_width((distinct as u64).saturating_sub(1)) as usize).div_ceil(8)
@@ -428,11 +436,11 @@ fn price_transforms<W: Word>(
         }
     }
     if let Some(deltas) = &profiles.deltas {
-        consider(Choice::Delta, 2 + deltas.leaf_estimate(settings, len));
+        consider(Choice::Delta, 2 + scale(deltas.leaf_estimate(settings)));
     }
     if !chain.has(Chain::ZIGZAG) && bit_width(profiles.values.max) == W::BITS {
-        let zigzag = Profile::of_zigzag(sample).leaf_estimate(settings, len);
-        consider(Choice::Zigzag, 1 + zigzag);
+        let zigzag = Profile::of_zigzag(sample).leaf_estimate(settings);
+        consider(Choice::Zigzag, 1 + scale(zigzag));
     }
     if !chain.has(Chain::RLE) && profiles.runs * 2 <= sample_len {
         let runs = profiles.runs;
