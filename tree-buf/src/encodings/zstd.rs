@@ -23,6 +23,9 @@ pub(crate) const TAG: u8 = 0x08;
 /// Streams smaller than this are not worth a zstd frame.
 const MIN_BYTES: usize = 512;
 
+/// Streams smaller than this are tried byte-aligned only where they show repeats as they are.
+const SMALL_BYTES: usize = 4096;
+
 /// Whether this build writes zstd stages: not without the `zstd` feature, nor under Miri, which
 /// cannot run zstd's C code (there compression declines as when zstd fails, so that every other
 /// codec is still exercised, and nothing writes a frame to decode).
@@ -108,6 +111,14 @@ pub(crate) fn best_of<V: Sampled + ?Sized>(
     };
     let plain = out.len() - start;
     if plain < MIN_BYTES {
+        return;
+    }
+    // On a small column the byte-aligned encoding costs about as much as the whole column did,
+    // for a saving of at most a few kilobytes: it is tried only where the stream already shows
+    // repeats or skewed bytes. On the real datasets every small stream that zstd shrank enough
+    // to keep showed them (its guess at most 0.6 of the stream); large streams are always
+    // tried, since bit-packing can hide repeats that whole bytes bring out.
+    if plain < SMALL_BYTES && likely_size(&out[start..]) * 4 > plain * 3 {
         return;
     }
     let aligned_settings = settings.byte_aligned();
@@ -471,6 +482,29 @@ mod tests {
             encoded_with_compressed_bytes(&noise(500, 64), &Settings::default());
         assert_ne!(out[0], TAG);
         assert_eq!(compressed, 0);
+    }
+
+    /// A small stream that shows no repeats as it is costs nothing more than its own encoding:
+    /// no byte-aligned cascade is chosen for it, and nothing is compressed.
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    #[cfg(feature = "zstd")]
+    fn small_streams_without_repeats_are_not_tried_byte_aligned() {
+        let values = noise(400, 64);
+        let chosen = |settings: &Settings| {
+            let before = int::select::CHOICES.with(Cell::get);
+            let (out, compressed) = encoded_with_compressed_bytes(&values, settings);
+            (
+                int::select::CHOICES.with(Cell::get) - before,
+                out,
+                compressed,
+            )
+        };
+        let (plain_choices, plain, _) = chosen(&Settings::without_zstd());
+        assert!(plain.len() >= MIN_BYTES && plain.len() < SMALL_BYTES);
+        let (choices, out, compressed) = chosen(&Settings::default());
+        assert_eq!((choices, compressed), (plain_choices, 0));
+        assert_eq!(out, plain);
     }
 
     fn decompress(
