@@ -96,7 +96,9 @@ const SAMPLE_WINDOW_BYTES: usize = 4096;
 /// out: the byte-aligned encoding of a sample of windows of `values` (each a multiple of `align`
 /// values long) is first sized by [`likely_size`], an optimistic guess of zstd's output, and
 /// then, for a column larger than its sample, compressed for a real measure of zstd's gain. Only
-/// a column that is likely to gain is encoded byte-aligned and compressed in full, once.
+/// a column that is likely to gain is encoded byte-aligned and compressed in full, once. A
+/// stream under [`SMALL_BYTES`] whose own bytes the guess finds no repeats in is not encoded
+/// byte-aligned at all.
 pub(crate) fn best_of<V: Sampled + ?Sized>(
     settings: &Settings,
     values: &V,
