@@ -174,9 +174,10 @@ impl<W: Word> Plan<W> {
 /// Whether a sample of `values` shows them to have far more than `limit` distinct values: noise
 /// (the low bits of measured floats, hashes) shows it in a few thousand values, where counting
 /// the column would hash every one. Among `d` distinct values in a random order, a sample of `s`
-/// repeats about s² / 2d of them; with `limit` distinct values it would repeat at least 8, and
-/// a sample that repeats under a quarter of that is taken to show far more. Values with more
-/// order (runs, neighbours alike) repeat more within windows, never less.
+/// repeats about s² / 2d of them; with `limit` distinct values it would repeat at least 32, and
+/// a sample that repeats under half of that (less likely than 1 in 400 then) is taken to show
+/// twice as many or more. Values with more order (runs, neighbours alike) repeat more within
+/// windows, never less.
 fn far_more_distinct<W: Word>(values: &[W], limit: usize) -> bool {
     let Some(starts) = window_starts(values.len(), SAMPLE_WINDOW, SAMPLE_WINDOWS)
         .filter(|_| values.len() >= 2 * SAMPLE_WINDOW * SAMPLE_WINDOWS)
@@ -188,12 +189,12 @@ fn far_more_distinct<W: Word>(values: &[W], limit: usize) -> bool {
         .copied()
         .collect();
     let expected_at_limit = sample.len() * sample.len() / (2 * limit);
-    if expected_at_limit < 8 {
+    if expected_at_limit < 32 {
         return false;
     }
     sample.sort_unstable();
     let repeats = sample.windows(2).filter(|pair| pair[0] == pair[1]).count();
-    repeats * 4 < expected_at_limit
+    repeats * 2 < expected_at_limit
 }
 
 fn varint_bytes<W: Word>(value: W) -> usize {
