@@ -129,23 +129,30 @@ fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
     if let Some(tolerance) = settings.float_tolerance {
         candidates.push(Choice::Lossy(tolerance.clamp(-120, 120) as i8));
     }
-    candidates
-        .into_iter()
-        .map(|choice| {
-            let size = match compression {
-                Some(level) => {
-                    let mut trial = Vec::new();
-                    encode_as(sample, choice, settings, &mut trial);
-                    zstd::compressed_size(&trial, level)
+    // The first of the smallest wins.
+    let mut best = (usize::MAX, Choice::Raw);
+    for choice in candidates {
+        let size = match compression {
+            Some(level) => {
+                let mut trial = Vec::new();
+                encode_as(sample, choice, settings, &mut trial);
+                // zstd's guessed size is below what it reaches (`zstd::likely_size`): a
+                // candidate guessed at the best size so far or above cannot win, and is not
+                // compressed (noise, in every candidate, is ruled out so after the first).
+                if best.0 != usize::MAX && zstd::likely_size(&trial) >= best.0 {
+                    continue;
                 }
-                // Priced by the estimates its integer streams' cascades are chosen by, on the
-                // sample transformed: nothing is encoded until the winner is.
-                None => Transformed::of(sample, choice).estimate(settings),
-            };
-            (size, choice)
-        })
-        .min_by_key(|&(size, _)| size)
-        .map_or(Choice::Raw, |(_, choice)| choice)
+                zstd::compressed_size(&trial, level)
+            }
+            // Priced by the estimates its integer streams' cascades are chosen by, on the
+            // sample transformed: nothing is encoded until the winner is.
+            None => Transformed::of(sample, choice).estimate(settings),
+        };
+        if size < best.0 {
+            best = (size, choice);
+        }
+    }
+    best.1
 }
 
 /// The number of decimal digits that makes the decimal transform cheapest on a few values: the
