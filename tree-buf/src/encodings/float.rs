@@ -121,11 +121,19 @@ fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
         Some(_) => int::select::sample_windows(values, COMPRESSION_WINDOW),
         None => int::select::sample(values, 1),
     };
-    let mut candidates = vec![
-        Choice::Raw,
-        Choice::Xor,
-        Choice::Decimal(likely_digits(sample)),
-    ];
+    let (digits, exact) = likely_digits(sample);
+    let mut candidates = vec![Choice::Raw, Choice::Xor, Choice::Decimal(digits)];
+    if !exact && compression.is_none() {
+        // No number of digits leaves the sample's residuals 0 (noise in the mantissas): the
+        // bits of the few values above price the residuals as if each took only its own width,
+        // while their cascades pay for the widest and code the narrow ones by frequency. Every
+        // number of digits is priced as the winner is, on the sample.
+        candidates.extend(
+            (0..=W::MAX_DIGITS)
+                .filter(|&d| d != digits)
+                .map(Choice::Decimal),
+        );
+    }
     if let Some(tolerance) = settings.float_tolerance {
         candidates.push(Choice::Lossy(tolerance.clamp(-120, 120) as i8));
     }
@@ -156,8 +164,9 @@ fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
 }
 
 /// The number of decimal digits that makes the decimal transform cheapest on a few values: the
-/// bits of their zigzagged integer deltas and residuals, added up.
-fn likely_digits<W: FloatWord>(sample: &[W]) -> u8 {
+/// bits of their zigzagged integer deltas and residuals, added up; and whether some number of
+/// digits leaves every residual 0.
+fn likely_digits<W: FloatWord>(sample: &[W]) -> (u8, bool) {
     let few = &sample[..sample.len().min(64)];
     let mut best = (u32::MAX, 0);
     for digits in 0..=W::MAX_DIGITS {
@@ -177,10 +186,10 @@ fn likely_digits<W: FloatWord>(sample: &[W]) -> u8 {
         }
         // With every residual 0, each further digit only widens the integers.
         if !inexact {
-            break;
+            return (best.1, true);
         }
     }
-    best.1
+    (best.1, false)
 }
 
 /// The integer that `value` scaled by `scale` rounds to, or 0 when it has none that converts
