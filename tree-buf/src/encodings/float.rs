@@ -249,13 +249,14 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
             }
             Choice::Decimal(digits) => {
                 let scale = POW10[usize::from(digits)];
-                let mut ints = Vec::with_capacity(values.len());
-                let mut residuals = Vec::with_capacity(values.len());
-                for &value in values {
-                    let n = decimal_int(value, scale);
-                    ints.push(n as u64);
-                    residuals.push(value.wrapping_sub(W::decimal(n, digits)));
-                }
+                // Two passes that each fill a vector of known length, which the compiler keeps
+                // free of capacity checks, rather than one that pushes to both.
+                let ints: Vec<u64> = (values.iter())
+                    .map(|&value| decimal_int(value, scale) as u64)
+                    .collect();
+                let residuals = (values.iter().zip(&ints))
+                    .map(|(&value, &n)| value.wrapping_sub(W::decimal(n as i64, digits)))
+                    .collect();
                 Transformed::Decimal {
                     digits,
                     ints,
