@@ -123,7 +123,7 @@ fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
     };
     let (digits, exact) = likely_digits(sample);
     let mut candidates = vec![Choice::Raw, Choice::Xor, Choice::Decimal(digits)];
-    if !exact && compression.is_none() {
+    if !exact && compression.is_none() && settings.every_float_digits {
         // No number of digits leaves the sample's residuals 0 (noise in the mantissas): the
         // bits of the few values above price the residuals as if each took only its own width,
         // while their cascades pay for the widest and code the narrow ones by frequency. Every
