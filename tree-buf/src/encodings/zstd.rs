@@ -138,12 +138,12 @@ pub(crate) fn best_of<V: Sampled + ?Sized>(
     // zstd's frames come out at most about twice the guess: a column that gains enough even then
     // is compressed in full at once; one nearer the line is measured on its sample first.
     if !whole && !settings.keeps_zstd(likely * 2, plain) {
-        let Some(compressed) = frame_size(&aligned, level) else {
+        let Some(compressed) = compress_frame(&aligned, level) else {
             return;
         };
         // A sample's frame compresses a little worse than the column's (repeats far apart):
         // keep a column in the running when it comes near.
-        if !settings.keeps_zstd(predicted(compressed) * 20 / 21, plain) {
+        if !settings.keeps_zstd(predicted(compressed.len()) * 20 / 21, plain) {
             return;
         }
     }
@@ -283,40 +283,7 @@ pub(crate) fn compress(stream: &[u8], level: i32) -> Option<Vec<u8>> {
 
 /// The size of `stream` once compressed at `level` (its own size if zstd fails).
 pub(crate) fn compressed_size(stream: &[u8], level: i32) -> usize {
-    frame_size(stream, level).unwrap_or(stream.len())
-}
-
-/// The size of the frame of `stream` at `level`, or `None` if zstd fails. The last few streams
-/// sized are remembered: a candidate ranked by its compressed size is often the one a zstd
-/// stage then measures, byte for byte, and is not compressed a second time.
-fn frame_size(stream: &[u8], level: i32) -> Option<usize> {
-    use std::cell::RefCell;
-    /// How many sizes are remembered (a ranking has up to four candidates)...
-    const REMEMBERED: usize = 4;
-    /// ...of streams up to this long (samples; a copy of a column would cost more than it saves).
-    const MAX_REMEMBERED_BYTES: usize = 1 << 18;
-    thread_local! {
-        static SIZED: RefCell<Vec<(i32, Vec<u8>, usize)>> = const { RefCell::new(Vec::new()) };
-    }
-    let known = SIZED.with(|sized| {
-        (sized.borrow().iter())
-            .find(|(at, bytes, _)| *at == level && bytes[..] == *stream)
-            .map(|&(.., size)| size)
-    });
-    if known.is_some() {
-        return known;
-    }
-    let size = compress_frame(stream, level)?.len();
-    if stream.len() <= MAX_REMEMBERED_BYTES {
-        SIZED.with(|sized| {
-            let mut sized = sized.borrow_mut();
-            if sized.len() == REMEMBERED {
-                sized.remove(0);
-            }
-            sized.push((level, stream.to_vec(), size));
-        });
-    }
-    Some(size)
+    compress_frame(stream, level).map_or(stream.len(), |frame| frame.len())
 }
 
 /// The `size` bytes that `frame` decompresses to.
