@@ -239,6 +239,24 @@ fn strings(c: &mut Criterion) {
     group.finish();
 }
 
+/// Floats whose mantissas are noise, with the default options (zstd stage included) on one
+/// thread: whatever the encoder chooses, it should not cost it long to find that nothing beats
+/// their bits by much.
+fn noise_floats(c: &mut Criterion) {
+    let mut group = c.benchmark_group("noise floats");
+    let options = EncodeOptions::default().parallel(false);
+    let mut next = random(6);
+    let f64s: Vec<f64> = (0..VALUES)
+        .map(|i| 20.0 + (i as f64 * 1e-3).sin() * 5.0 + unit(next()) * 0.2)
+        .collect();
+    bench_codec(&mut group, "f64", &f64s, &options, |_| true);
+    let f32s: Vec<f32> = (0..VALUES)
+        .map(|_| (unit(next()) * 20.0 - 10.0) as f32)
+        .collect();
+    bench_codec(&mut group, "f32", &f32s, &options, |_| true);
+    group.finish();
+}
+
 /// The zstd stage that the default options add where it saves enough, around log lines.
 fn zstd_stage(c: &mut Criterion) {
     let mut group = c.benchmark_group("zstd stage");
@@ -309,6 +327,6 @@ fn quick() -> Criterion {
 criterion_group! {
     name = benches;
     config = quick();
-    targets = integers, floats, booleans, strings, zstd_stage, simple16_decoding
+    targets = integers, floats, noise_floats, booleans, strings, zstd_stage, simple16_decoding
 }
 criterion_main!(benches);

@@ -2,14 +2,15 @@
 //!
 //! `cargo run --release -p tree-buf-benches --example profile -- DATASET encode|decode [N]`,
 //! where DATASET is graphql, graphql-raw, geojson, geojson-lossy (floats within 2^-12),
-//! baseball, retrosheet or aapl. `PROFILE_PREFER=faster` (or `smaller`) encodes with that
+//! baseball, retrosheet, aapl, or the generated noise floats: noise (all), noise-mesh (`f32`)
+//! or noise-readings (`f64`). `PROFILE_PREFER=faster` (or `smaller`) encodes with that
 //! preference instead of the balanced default.
 
 use std::hint::black_box;
 
 use tree_buf::{DecodeOptions, EncodeOptions, Preference};
 use tree_buf_benches::{lossy_options, Dataset};
-use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
+use tree_buf_datasets::{baseball, geojson, graphql, noise, retrosheet, stocks};
 
 fn run<T: Dataset>(value: T, encode_options: EncodeOptions, what: &str, times: usize) {
     let preference = match std::env::var("PROFILE_PREFER").as_deref() {
@@ -53,6 +54,9 @@ fn main() {
         "baseball" => run(baseball::load().unwrap(), lossless, what, times),
         "retrosheet" => run(retrosheet::load_all().unwrap(), lossless, what, times),
         "aapl" => run(stocks::load().unwrap(), lossless, what, times),
+        "noise" => run(noise::load(), lossless, what, times),
+        "noise-mesh" => run(noise::load().mesh, lossless, what, times),
+        "noise-readings" => run(noise::load().readings, lossless, what, times),
         other => panic!("unknown dataset {other}"),
     }
 }

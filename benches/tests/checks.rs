@@ -5,7 +5,7 @@ use tree_buf_benches::{
     check, check_partial_load, formats, lossy_options, lossy_tolerance, with_repeated_geometry,
     within_lossy_tolerance,
 };
-use tree_buf_datasets::geojson;
+use tree_buf_datasets::{geojson, noise};
 
 /// Every kind of value the lossy check walks: floats of both widths, in options, tuples and
 /// enums, and the values the tolerance does not apply to.
@@ -154,6 +154,15 @@ fn every_format_passes_its_check_on_generated_geojson() {
     for format in formats::<geojson::FeatureCollection>(true) {
         let bytes = (format.encode)(&countries);
         check(&format, &countries, &bytes).unwrap_or_else(|e| panic!("{}: {e}", format.name));
+    }
+}
+
+#[test]
+fn every_format_passes_its_check_on_noise_floats() {
+    let floats = noise::generate(2_000, 4_000, 1);
+    for format in formats::<noise::NoiseFloats>(true) {
+        let bytes = (format.encode)(&floats);
+        check(&format, &floats, &bytes).unwrap_or_else(|e| panic!("{}: {e}", format.name));
     }
 }
 

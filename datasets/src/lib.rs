@@ -10,10 +10,12 @@
 //! | [`baseball`]   | Baseball Databank tables: batting, pitching, fielding, people, teams |
 //! | [`retrosheet`] | Retrosheet game logs 1871-2018, 161 fields a game       |
 //! | [`stocks`]     | a year of daily stock prices                           |
+//! | [`noise`]      | generated floats with noise mantissas: a mesh and sensor readings |
 
 pub mod baseball;
 pub mod geojson;
 pub mod graphql;
+pub mod noise;
 pub mod retrosheet;
 pub mod stocks;
 

@@ -90,7 +90,9 @@ impl Default for DecodeOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Preference {
     /// Column codecs, and zstd's fastest level only on branches it shrinks to half or less
-    /// (text, mostly): the fastest to write and read.
+    /// (text, mostly): the fastest to write and read. Floats whose mantissas are noise are
+    /// judged by a quick guess of their decimal digits, which may leave them a few percent
+    /// larger.
     Faster,
     /// Column codecs, and a fast zstd stage (level 3) on branches where it saves at least a
     /// kilobyte, which pays for the microsecond or so a zstd frame takes to start decoding.

@@ -102,8 +102,15 @@ enum Choice {
 /// Encodes float bit patterns with the cascade that gives the fewest bytes.
 pub(crate) fn encode<W: FloatWord>(values: &[W], settings: &Settings, out: &mut Vec<u8>) {
     zstd::best_of(settings, values, 1, out, |values, settings, out| {
+        let start = out.len();
         let choice = choose(values, settings);
         encode_as(values, choice, settings, out);
+        // A choice made on a sample can come out larger than the bits themselves (noise in
+        // every transform's streams): those, at fixed width, bound every float column.
+        if out.len() - start > int::fixed::size(values.len(), W::ZERO.wrapping_sub(W::ONE)) {
+            out.truncate(start);
+            int::fixed::encode(values, int::extremes(values).1, out);
+        }
     });
 }
 
@@ -114,36 +121,52 @@ fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
         Some(_) => int::select::sample_windows(values, COMPRESSION_WINDOW),
         None => int::select::sample(values, 1),
     };
-    let mut candidates = vec![
-        Choice::Raw,
-        Choice::Xor,
-        Choice::Decimal(likely_digits(sample)),
-    ];
+    let (digits, exact) = likely_digits(sample);
+    let mut candidates = vec![Choice::Raw, Choice::Xor, Choice::Decimal(digits)];
+    if !exact && compression.is_none() && settings.every_float_digits {
+        // No number of digits leaves the sample's residuals 0 (noise in the mantissas): the
+        // bits of the few values above price the residuals as if each took only its own width,
+        // while their cascades pay for the widest and code the narrow ones by frequency. Every
+        // number of digits is priced as the winner is, on the sample.
+        candidates.extend(
+            (0..=W::MAX_DIGITS)
+                .filter(|&d| d != digits)
+                .map(Choice::Decimal),
+        );
+    }
     if let Some(tolerance) = settings.float_tolerance {
         candidates.push(Choice::Lossy(tolerance.clamp(-120, 120) as i8));
     }
-    candidates
-        .into_iter()
-        .map(|choice| {
-            let size = match compression {
-                Some(level) => {
-                    let mut trial = Vec::new();
-                    encode_as(sample, choice, settings, &mut trial);
-                    zstd::compressed_size(&trial, level)
+    // The first of the smallest wins.
+    let mut best = (usize::MAX, Choice::Raw);
+    for choice in candidates {
+        let size = match compression {
+            Some(level) => {
+                let mut trial = Vec::new();
+                encode_as(sample, choice, settings, &mut trial);
+                // zstd's guessed size is below what it reaches (`zstd::likely_size`): a
+                // candidate guessed at the best size so far or above cannot win, and is not
+                // compressed (noise, in every candidate, is ruled out so after the first).
+                if best.0 != usize::MAX && zstd::likely_size(&trial) >= best.0 {
+                    continue;
                 }
-                // Priced by the estimates its integer streams' cascades are chosen by, on the
-                // sample transformed: nothing is encoded until the winner is.
-                None => Transformed::of(sample, choice).estimate(settings),
-            };
-            (size, choice)
-        })
-        .min_by_key(|&(size, _)| size)
-        .map_or(Choice::Raw, |(_, choice)| choice)
+                zstd::compressed_size(&trial, level)
+            }
+            // Priced by the estimates its integer streams' cascades are chosen by, on the
+            // sample transformed: nothing is encoded until the winner is.
+            None => Transformed::of(sample, choice).estimate(settings),
+        };
+        if size < best.0 {
+            best = (size, choice);
+        }
+    }
+    best.1
 }
 
 /// The number of decimal digits that makes the decimal transform cheapest on a few values: the
-/// bits of their zigzagged integer deltas and residuals, added up.
-fn likely_digits<W: FloatWord>(sample: &[W]) -> u8 {
+/// bits of their zigzagged integer deltas and residuals, added up; and whether some number of
+/// digits leaves every residual 0.
+fn likely_digits<W: FloatWord>(sample: &[W]) -> (u8, bool) {
     let few = &sample[..sample.len().min(64)];
     let mut best = (u32::MAX, 0);
     for digits in 0..=W::MAX_DIGITS {
@@ -163,10 +186,10 @@ fn likely_digits<W: FloatWord>(sample: &[W]) -> u8 {
         }
         // With every residual 0, each further digit only widens the integers.
         if !inexact {
-            break;
+            return (best.1, true);
         }
     }
-    best.1
+    (best.1, false)
 }
 
 /// The integer that `value` scaled by `scale` rounds to, or 0 when it has none that converts
@@ -226,13 +249,14 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
             }
             Choice::Decimal(digits) => {
                 let scale = POW10[usize::from(digits)];
-                let mut ints = Vec::with_capacity(values.len());
-                let mut residuals = Vec::with_capacity(values.len());
-                for &value in values {
-                    let n = decimal_int(value, scale);
-                    ints.push(n as u64);
-                    residuals.push(value.wrapping_sub(W::decimal(n, digits)));
-                }
+                // Two passes that each fill a vector of known length, which the compiler keeps
+                // free of capacity checks, rather than one that pushes to both.
+                let ints: Vec<u64> = (values.iter())
+                    .map(|&value| decimal_int(value, scale) as u64)
+                    .collect();
+                let residuals = (values.iter().zip(&ints))
+                    .map(|(&value, &n)| value.wrapping_sub(W::decimal(n as i64, digits)))
+                    .collect();
                 Transformed::Decimal {
                     digits,
                     ints,
@@ -634,6 +658,72 @@ mod tests {
                     _ => 0,
                 };
                 assert_eq!(chosen, written - float_transforms, "{}", described(&out));
+            }
+        }
+    }
+
+    /// Pseudo-random 64-bit words.
+    fn noise(seed: u64) -> impl FnMut() -> u64 {
+        let mut state = seed | 1;
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
+    /// `bits` encoded with `settings`, checked to decode back.
+    fn round_trip<W: FloatWord>(bits: &[W], settings: &Settings) -> usize {
+        let mut out = Vec::new();
+        encode(bits, settings, &mut out);
+        let back = decode::<W>(&out, bits.len(), &mut Budget::new(u64::MAX)).unwrap();
+        assert!(
+            back == bits,
+            "{}",
+            describe::<W>(&out, Describer::new(true))
+        );
+        out.len()
+    }
+
+    /// Floats whose mantissas are noise: whatever the encoder tries, they take no more than their
+    /// bits at fixed width and its two header bytes.
+    #[test]
+    fn noise_takes_no_more_than_its_bits() {
+        let n = test_len(40_000);
+        let mut next = noise(11);
+        let unit = |bits: u64| (bits >> 11) as f64 / (1u64 << 53) as f64;
+        let f64_columns: [Vec<u64>; 3] = [
+            (0..n)
+                .map(|i| (20.0 + (i as f64 * 1e-3).sin() * 5.0 + unit(next()) * 0.2).to_bits())
+                .collect(),
+            (0..n)
+                .map(|_| (unit(next()) * 2e6 - 1e6).to_bits())
+                .collect(),
+            (0..n).map(|_| next() >> 2).collect(),
+        ];
+        let f32_columns: [Vec<u32>; 3] = [
+            (0..n)
+                .map(|_| ((unit(next()) * 20.0 - 10.0) as f32).to_bits())
+                .collect(),
+            (0..n)
+                .map(|i| ((i as f32 * 1e-3).cos() + unit(next()) as f32 * 1e-3).to_bits())
+                .collect(),
+            (0..n).map(|_| (next() >> 34) as u32).collect(),
+        ];
+        for settings in [
+            Settings::default(),
+            Settings::fast(),
+            Settings::small(),
+            Settings::without_zstd(),
+        ] {
+            for bits in &f64_columns {
+                let size = round_trip(bits, &settings);
+                assert!(size <= 2 + n * 8, "{size} bytes for {n} f64");
+            }
+            for bits in &f32_columns {
+                let size = round_trip(bits, &settings);
+                assert!(size <= 2 + n * 4, "{size} bytes for {n} f32");
             }
         }
     }

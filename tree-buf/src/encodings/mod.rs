@@ -98,6 +98,9 @@ pub(crate) struct Settings {
     pub(crate) byte_aligned: bool,
     /// Floats may be stored within `2^tolerance` of their value.
     pub(crate) float_tolerance: Option<i32>,
+    /// Float columns whose mantissas are noise price every number of decimal digits, not just
+    /// the likeliest: several times the encoding work on them, for a few percent fewer bytes.
+    pub(crate) every_float_digits: bool,
 }
 
 impl Settings {
@@ -107,6 +110,7 @@ impl Settings {
         Settings {
             zstd_level: Some(1),
             zstd_enough_saving: usize::MAX,
+            every_float_digits: false,
             ..Settings::default()
         }
     }
@@ -161,6 +165,7 @@ impl Default for Settings {
             zstd_enough_saving: 1024,
             byte_aligned: false,
             float_tolerance: None,
+            every_float_digits: true,
         }
     }
 }

@@ -22,7 +22,7 @@ use tree_buf_benches::{
     encode_checked, formats, load_compact_names, load_everything, load_names, names_file,
     one_thread, with_repeated_geometry, CompactNames, Dataset, Format, Names, BITCODE,
 };
-use tree_buf_datasets::{baseball, datasets_dir, geojson, graphql, retrosheet, stocks};
+use tree_buf_datasets::{baseball, datasets_dir, geojson, graphql, noise, retrosheet, stocks};
 
 use summary::Targets;
 
@@ -396,6 +396,13 @@ fn main() {
     measure(
         "AAPL stock prices 2016",
         &loaded(stocks::load()),
+        true,
+        Targets::DEFAULT,
+        &mut settings,
+    );
+    measure(
+        "Noise floats (generated mesh and sensor readings)",
+        &noise::load(),
         true,
         Targets::DEFAULT,
         &mut settings,

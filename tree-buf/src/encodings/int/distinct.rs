@@ -40,15 +40,42 @@ impl<W: Word> Distinct<W> {
             let within = limit >= slots.len() || slots.iter().filter(|&&n| n > 0).count() <= limit;
             return within.then_some(Distinct::Dense { min, slots });
         }
-        let mut numbering = Numbering::with_capacity(values.len().min(RESERVED));
+        // Values near the smallest (the narrow bulk of a column with a few wide values, such as
+        // the residuals of noisy decimals) are numbered through an array indexed by value, the
+        // rest by hash; both in one order of first appearance, as one numbering would.
+        let near = (DENSE_PER_VALUE * values.len()).min(1 << DENSE_BITS);
+        let near_limit = W::from_u64(near as u64);
+        let mut near_slots = vec![u32::MAX; near];
+        let mut far = Numbering::with_capacity(values.len().min(RESERVED));
+        let mut far_slots: Vec<u32> = Vec::new();
+        let mut distinct = Vec::new();
         let mut at = Vec::with_capacity(values.len());
         for &value in values {
-            at.push(numbering.number(value));
-            if numbering.len() > limit {
+            let offset = value.wrapping_sub(min);
+            let slot = if offset < near_limit {
+                let slot = &mut near_slots[offset.low_u64() as usize];
+                if *slot == u32::MAX {
+                    *slot = distinct.len() as u32;
+                    distinct.push(value);
+                }
+                *slot
+            } else {
+                // The numbering keeps the value: its place is filled in at the end.
+                let number = far.number(value) as usize;
+                if number == far_slots.len() {
+                    far_slots.push(distinct.len() as u32);
+                    distinct.push(W::ZERO);
+                }
+                far_slots[number]
+            };
+            at.push(slot);
+            if distinct.len() > limit {
                 return None;
             }
         }
-        let distinct = numbering.into_values();
+        for (value, &slot) in far.into_values().into_iter().zip(&far_slots) {
+            distinct[slot as usize] = value;
+        }
         let mut slots = vec![0u64; distinct.len()];
         for &slot in &at {
             slots[slot as usize] += 1;

@@ -14,11 +14,12 @@ pub(super) fn width_for<W: Word>(max: W) -> usize {
 }
 
 /// The encoded size, given the largest value.
-pub(super) fn size<W: Word>(count: usize, max: W) -> usize {
+pub(crate) fn size<W: Word>(count: usize, max: W) -> usize {
     2 + count * width_for(max)
 }
 
-pub(super) fn encode<W: Word>(values: &[W], max: W, out: &mut Vec<u8>) {
+/// Writes `values`, whose largest is `max`.
+pub(crate) fn encode<W: Word>(values: &[W], max: W, out: &mut Vec<u8>) {
     let width = width_for(max);
     out.push(IntTag::Fixed as u8);
     out.push(width as u8);

@@ -27,6 +27,7 @@ use super::{bit_width, decode_nested, describe, IntTag, Word};
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::{write_varint, ByteReader};
 use crate::encodings::describe::{Codec, Describer, Encoding};
+use crate::encodings::zstd::window_starts;
 use crate::encodings::Settings;
 use crate::error::{corrupt, truncated, DecodeError};
 
@@ -37,6 +38,10 @@ const MAX_CODE_LEN: u32 = 15;
 const MAX_SYMBOLS: usize = (1 << MAX_CODE_LEN) - 1;
 /// Columns shorter than this are not worth a code table.
 pub(super) const MIN_VALUES: usize = 64;
+/// A long column's distinct values are first judged on this many windows of this many
+/// neighbours.
+const SAMPLE_WINDOWS: usize = 64;
+const SAMPLE_WINDOW: usize = 128;
 
 /// The codes chosen for a column.
 pub(super) struct Plan<W> {
@@ -62,8 +67,12 @@ impl<W: Word> Plan<W> {
             return None;
         }
         // More distinct values than codes and half the column hardly repeat: spare counting the
-        // rest.
-        let mut distinct = Distinct::count(values, min, max, values.len() / 2 + MAX_SYMBOLS)?;
+        // rest, or the whole column when a sample shows that many.
+        let limit = values.len() / 2 + MAX_SYMBOLS;
+        if far_more_distinct(values, limit) {
+            return None;
+        }
+        let mut distinct = Distinct::count(values, min, max, limit)?;
         let mut escaped_bytes = 0;
         // (value, count, slot) of each value that repeats.
         let mut table: Vec<(W, u64, usize)> = Vec::new();
@@ -160,6 +169,32 @@ impl<W: Word> Plan<W> {
         encode_nested_prefixed(&escaped, settings, chain, out);
         out.extend_from_slice(&bits.finish());
     }
+}
+
+/// Whether a sample of `values` shows them to have far more than `limit` distinct values: noise
+/// (the low bits of measured floats, hashes) shows it in a few thousand values, where counting
+/// the column would hash every one. Among `d` distinct values in a random order, a sample of `s`
+/// repeats about s² / 2d of them; with `limit` distinct values it would repeat at least 32, and
+/// a sample that repeats under half of that (less likely than 1 in 400 then) is taken to show
+/// twice as many or more. Values with more order (runs, neighbours alike) repeat more within
+/// windows, never less.
+fn far_more_distinct<W: Word>(values: &[W], limit: usize) -> bool {
+    let Some(starts) = window_starts(values.len(), SAMPLE_WINDOW, SAMPLE_WINDOWS)
+        .filter(|_| values.len() >= 2 * SAMPLE_WINDOW * SAMPLE_WINDOWS)
+    else {
+        return false;
+    };
+    let mut sample: Vec<W> = starts
+        .flat_map(|start| &values[start..start + SAMPLE_WINDOW])
+        .copied()
+        .collect();
+    let expected_at_limit = sample.len() * sample.len() / (2 * limit);
+    if expected_at_limit < 32 {
+        return false;
+    }
+    sample.sort_unstable();
+    let repeats = sample.windows(2).filter(|pair| pair[0] == pair[1]).count();
+    repeats * 2 < expected_at_limit
 }
 
 fn varint_bytes<W: Word>(value: W) -> usize {
@@ -666,6 +701,31 @@ mod tests {
     fn decoded<W: Word>(stream: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
         assert_eq!(stream.first(), Some(&(IntTag::Huffman as u8)));
         Header::parse(&stream[1..])?.decode(count, &mut Budget::new(u64::MAX), 0)
+    }
+
+    #[test]
+    // Columns long enough to be sampled.
+    #[cfg_attr(miri, ignore)]
+    fn a_sample_rules_out_noise_but_not_values_that_repeat_far_apart() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let noise: Vec<u64> = (0..100_000).map(|_| next() >> 8).collect();
+        let limit = noise.len() / 2 + MAX_SYMBOLS;
+        assert!(far_more_distinct(&noise, limit));
+        assert!(plan(&noise).is_none());
+        // 20,000 wide values, each five times, in random order: few repeat within a sample, yet
+        // codes for them beat their 56 bits.
+        let distinct: Vec<u64> = (0..20_000).map(|_| next() >> 8).collect();
+        let repeated: Vec<u64> = (0..100_000)
+            .map(|_| distinct[(next() % 20_000) as usize])
+            .collect();
+        assert!(!far_more_distinct(&repeated, limit));
+        assert!(plan(&repeated).is_some_and(|plan| plan.estimate() < repeated.len() * 7));
     }
 
     /// Skewed values with a long tail of values seen once (escaped) and more distinct repeated

@@ -24,7 +24,7 @@
 pub(crate) mod bitpack;
 mod dictionary;
 mod distinct;
-mod fixed;
+pub(crate) mod fixed;
 mod huffman;
 mod rle;
 pub(crate) mod select;
