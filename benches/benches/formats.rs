@@ -1,6 +1,7 @@
 //! The timed comparisons of the `report` binary, under criterion: encode, decode and round trip of
 //! each dataset in every format the report times (its size-only rows are left out), and the
-//! partial loads of the GeoJSON names, also on files with 1, 4 and 16 times the geometry. As in the
+//! partial loads of the GeoJSON names, also on files with 1, 4 and 16 times the geometry; on the
+//! AAPL prices, the free functions against a `tree_buf::Buffer` kept between calls. As in the
 //! report, tree-buf runs on one thread except in the rows named parallel.
 //!
 //! The datasets are the report's (the GraphQL response typed and all strings, the GeoJSON
@@ -14,6 +15,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use tree_buf::EncodeOptions;
 use tree_buf_benches::{
     encode_checked, formats, load_compact_names, load_everything, load_names, names_file,
     one_thread, with_repeated_geometry, CompactNames, Dataset, Names,
@@ -35,6 +37,53 @@ fn bench<T: Dataset>(c: &mut Criterion, name: &str, value: &T, floats: bool) {
             b.iter(|| (format.decode)(&(format.encode)(black_box(value))))
         });
     }
+    group.finish();
+}
+
+/// Repeated encodes and decodes of one value through the free functions and through a
+/// [`tree_buf::Buffer`] kept between them (tree-buf on one thread), with bitcode's own buffer for
+/// reference: what a program that sends many small values saves.
+fn buffer<T: Dataset>(c: &mut Criterion, name: &str, value: &T) {
+    let mut group = c.benchmark_group(format!("{name}, buffer kept between calls"));
+    group.sample_size(10);
+    let options = EncodeOptions::default().parallel(false);
+    let bytes = tree_buf::encode_with_options(value, &options).expect("encodes");
+    let mut buffer = tree_buf::Buffer::new();
+    let buffered = buffer
+        .encode_with_options(value, &options)
+        .expect("encodes");
+    assert_eq!(buffered, bytes, "{name}: the buffer writes other bytes");
+    group.bench_function("tree-buf encode", |b| {
+        b.iter(|| tree_buf::encode_with_options(black_box(value), &options).expect("encodes"))
+    });
+    group.bench_function("tree-buf (buffer) encode", |b| {
+        b.iter(|| {
+            let bytes = buffer.encode_with_options(black_box(value), &options);
+            bytes.expect("encodes").len()
+        })
+    });
+    group.bench_function("tree-buf decode", |b| {
+        b.iter(|| tree_buf::decode_with_options::<T>(black_box(&bytes), &one_thread()).unwrap())
+    });
+    group.bench_function("tree-buf (buffer) decode", |b| {
+        b.iter(|| {
+            buffer
+                .decode_with_options::<T>(black_box(&bytes), &one_thread())
+                .unwrap()
+        })
+    });
+    let mut bitcode_buffer = bitcode::Buffer::new();
+    let bitcode_bytes = bitcode::encode(value);
+    group.bench_function("bitcode (buffer) encode", |b| {
+        b.iter(|| bitcode_buffer.encode(black_box(value)).len())
+    });
+    group.bench_function("bitcode (buffer) decode", |b| {
+        b.iter(|| {
+            bitcode_buffer
+                .decode::<T>(black_box(&bitcode_bytes))
+                .unwrap()
+        })
+    });
     group.finish();
 }
 
@@ -101,7 +150,9 @@ fn datasets(c: &mut Criterion) {
             &retrosheet::generate(2500, 4),
             false,
         );
-        bench(c, "generated stocks", &stocks::generate(252, 5), true);
+        let days = stocks::generate(252, 5);
+        bench(c, "generated stocks", &days, true);
+        buffer(c, "generated stocks", &days);
         return;
     }
     bench(c, "GraphQL", &graphql::load().expect("GraphQL"), false);
@@ -121,7 +172,9 @@ fn datasets(c: &mut Criterion) {
         &retrosheet::load_season(2018).expect("Retrosheet"),
         false,
     );
-    bench(c, "stocks", &stocks::load().expect("stocks"), true);
+    let days = stocks::load().expect("stocks");
+    bench(c, "stocks", &days, true);
+    buffer(c, "stocks", &days);
 }
 
 criterion_group!(benches, datasets);

@@ -50,6 +50,7 @@
 
 mod branch;
 mod breakdown;
+mod buffer;
 #[cfg(feature = "codec-api")]
 pub mod codec;
 mod encodings;
@@ -67,6 +68,7 @@ pub use breakdown::{
     size_breakdown, size_breakdown_with_options, BranchSize, BreakdownOptions, Codec, Encoding,
     SizeBreakdown,
 };
+pub use buffer::Buffer;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use options::{DecodeOptions, EncodeOptions, Preference, MAX_DEPTH};
 pub use reader::{Reader, SchemaNode};
@@ -80,7 +82,8 @@ pub mod prelude {
     pub use crate::{decode, encode, Decode, Encode, Value};
 }
 
-/// Encodes `value` into a self-describing tree-buf file.
+/// Encodes `value` into a self-describing tree-buf file. A program that encodes many values can
+/// keep the memory of one call for the next with a [`Buffer`].
 ///
 /// # Panics
 ///

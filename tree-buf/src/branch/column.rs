@@ -85,32 +85,34 @@ impl Column {
         }
     }
 
-    /// The branch bytes: empty for an empty column, else the chosen cascade. `group` is the
-    /// length of the fixed-size arrays whose items this column holds, if any. A string column
-    /// that may key or be keyed also gives its ranks, for [`super::key_string_siblings`].
+    /// Writes the branch bytes to `out`, which it empties first (so that a caller can reuse
+    /// it): nothing for an empty column, else the chosen cascade. `group` is the length of the
+    /// fixed-size arrays whose items this column holds, if any. A string column that may key or
+    /// be keyed also gives its ranks, for [`super::key_string_siblings`].
     pub(crate) fn encode(
         &self,
         group: Option<usize>,
         settings: &Settings,
-    ) -> (Vec<u8>, Option<Ranks>) {
-        let mut out = Vec::new();
+        out: &mut Vec<u8>,
+    ) -> Option<Ranks> {
+        out.clear();
         if self.len() == 0 {
-            return (out, None);
+            return None;
         }
         let mut ranks = None;
         match self {
-            Column::Bool(values) => bools::encode(values, settings, &mut out),
+            Column::Bool(values) => bools::encode(values, settings, out),
             Column::Int(words) => match group {
                 Some(group) => {
-                    each_width!(words, v => int::select::encode_grouped(v, group, settings, &mut out))
+                    each_width!(words, v => int::select::encode_grouped(v, group, settings, out))
                 }
-                None => each_width!(words, v => int::encode(v, settings, &mut out)),
+                None => each_width!(words, v => int::encode(v, settings, out)),
             },
-            Column::Float(Words::U32(bits)) => float::encode(bits, settings, &mut out),
-            Column::Float(Words::U64(bits)) => float::encode(bits, settings, &mut out),
-            Column::Float(words) => each_width!(words, v => int::encode(v, settings, &mut out)),
-            Column::Str(column) => ranks = string::encode(column, settings, &mut out),
+            Column::Float(Words::U32(bits)) => float::encode(bits, settings, out),
+            Column::Float(Words::U64(bits)) => float::encode(bits, settings, out),
+            Column::Float(words) => each_width!(words, v => int::encode(v, settings, out)),
+            Column::Str(column) => ranks = string::encode(column, settings, out),
         }
-        (out, ranks)
+        ranks
     }
 }

@@ -13,5 +13,4 @@ pub(crate) use column::{Column, Words};
 pub use context::{DecodeContext, Leaf};
 pub(crate) use describe::branch_encoding;
 pub(crate) use keyed::key_string_siblings;
-pub(crate) use writer::WrittenSchema;
 pub use writer::{EncodeResult, SchemaWriter};

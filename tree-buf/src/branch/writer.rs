@@ -4,6 +4,8 @@
 //! owns a stream hands its column over at the same moment, so branch `i` is the `i`-th node with a
 //! stream in pre-order; the file needs no branch ids.
 
+use std::ops::Range;
+
 use super::Column;
 use crate::encodings::bytes::{write_prefixed, write_varint};
 use crate::error::{EncodeError, EncodeErrorKind};
@@ -22,9 +24,17 @@ pub struct SchemaWriter {
     columns: Vec<(Column, Option<usize>)>,
     /// The steps to the node being written, one per level (none for an option's present
     /// values, which add nothing to the path).
-    path: Vec<Option<Segment>>,
+    path: Vec<Option<Step>>,
     /// The length of the array whose items are written next, if that is the current node.
     array_len: Option<usize>,
+}
+
+/// A step of the path being written. A name is kept as the range of schema bytes it was just
+/// written to, so that writing a field costs no allocation: the path is only read for errors.
+#[derive(Debug)]
+enum Step {
+    Segment(Segment),
+    Name(Range<usize>),
 }
 
 /// What a [`SchemaWriter`] collected: the schema, and the columns in branch order with the length
@@ -39,6 +49,19 @@ impl SchemaWriter {
         SchemaWriter::default()
     }
 
+    /// Forgets what was written, keeping the memory for the next value.
+    pub(crate) fn clear(&mut self) {
+        self.schema.clear();
+        self.columns.clear();
+        self.path.clear();
+        self.array_len = None;
+    }
+
+    /// The schema and the columns written.
+    pub(crate) fn parts(&self) -> (&[u8], &[(Column, Option<usize>)]) {
+        (&self.schema, &self.columns)
+    }
+
     /// What was written.
     pub(crate) fn into_parts(self) -> WrittenSchema {
         WrittenSchema {
@@ -49,7 +72,14 @@ impl SchemaWriter {
 
     /// The path being written, for error messages.
     pub(crate) fn path(&self) -> String {
-        let path: Path = self.path.iter().flatten().cloned().collect();
+        let path: Path = (self.path.iter().flatten())
+            .map(|step| match step {
+                Step::Segment(segment) => segment.clone(),
+                Step::Name(range) => {
+                    Segment::Name(String::from_utf8_lossy(&self.schema[range.clone()]).into())
+                }
+            })
+            .collect();
         path.to_string()
     }
 
@@ -74,10 +104,10 @@ impl SchemaWriter {
 
     fn child(
         &mut self,
-        segment: Option<Segment>,
+        step: Option<Step>,
         write: impl FnOnce(&mut Self) -> EncodeResult,
     ) -> EncodeResult {
-        self.path.push(segment);
+        self.path.push(step);
         let result = write(self);
         self.path.pop();
         result
@@ -119,7 +149,7 @@ impl SchemaWriter {
     ) -> EncodeResult {
         self.node(NodeType::Seq)?;
         self.columns.push((Column::lengths(lengths), None));
-        self.child(Some(Segment::Items), items)
+        self.child(Some(Step::Segment(Segment::Items)), items)
     }
 
     /// A fixed-length array of `len` items each, then all items.
@@ -131,7 +161,7 @@ impl SchemaWriter {
         self.node(NodeType::Array)?;
         write_varint(&mut self.schema, len as u64);
         self.array_len = Some(len);
-        self.child(Some(Segment::Items), items)
+        self.child(Some(Step::Segment(Segment::Items)), items)
     }
 
     /// A map: its length stream, then all keys, then all values.
@@ -143,8 +173,8 @@ impl SchemaWriter {
     ) -> EncodeResult {
         self.node(NodeType::Map)?;
         self.columns.push((Column::lengths(lengths), None));
-        self.child(Some(Segment::Keys), keys)?;
-        self.child(Some(Segment::Values), values)
+        self.child(Some(Step::Segment(Segment::Keys)), keys)?;
+        self.child(Some(Step::Segment(Segment::Values)), values)
     }
 
     /// A tuple of `len` elements; `elements` must call [`Self::element`] once for each, in order.
@@ -164,7 +194,7 @@ impl SchemaWriter {
         index: usize,
         write: impl FnOnce(&mut Self) -> EncodeResult,
     ) -> EncodeResult {
-        self.child(Some(Segment::Index(index)), write)
+        self.child(Some(Step::Segment(Segment::Index(index))), write)
     }
 
     /// A struct of `len` named fields; `fields` must call [`Self::field`] once for each.
@@ -184,8 +214,7 @@ impl SchemaWriter {
         name: &str,
         write: impl FnOnce(&mut Self) -> EncodeResult,
     ) -> EncodeResult {
-        write_prefixed(&mut self.schema, name.as_bytes());
-        self.child(Some(Segment::Name(name.to_owned())), write)
+        self.named(name, write)
     }
 
     /// An enum of `len` variants with its discriminant stream (indices into the variants, in the
@@ -218,13 +247,19 @@ impl SchemaWriter {
         types(self)
     }
 
+    /// Writes a field's or variant's name, then the node under it.
+    fn named(&mut self, name: &str, write: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+        write_prefixed(&mut self.schema, name.as_bytes());
+        let end = self.schema.len();
+        self.child(Some(Step::Name(end - name.len()..end)), write)
+    }
+
     /// A named variant of the current enum or union.
     pub fn variant(
         &mut self,
         name: &str,
         write: impl FnOnce(&mut Self) -> EncodeResult,
     ) -> EncodeResult {
-        write_prefixed(&mut self.schema, name.as_bytes());
-        self.child(Some(Segment::Name(name.to_owned())), write)
+        self.named(name, write)
     }
 }

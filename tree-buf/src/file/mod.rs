@@ -19,8 +19,8 @@
 mod read;
 mod write;
 
-pub(crate) use read::{read, FileView};
-pub(crate) use write::{write, write_with};
+pub(crate) use read::{read, FileView, ReadScratch};
+pub(crate) use write::{write, write_with, WriteScratch};
 
 pub(crate) const MAGIC: [u8; 4] = *b"TBUF";
 /// The version this library writes. Version 2 added keyed string streams, version 3 Huffman-coded

@@ -14,6 +14,8 @@ pub(crate) struct FileView<'a> {
     pub(crate) tree: SchemaTree,
     pub(crate) rows: usize,
     pub(crate) branches: Vec<&'a [u8]>,
+    /// The schema's bytes, which `tree` was parsed from.
+    schema: &'a [u8],
     /// Bytes of the header (magic, version, flags), the schema section (size, schema, checksum)
     /// and the chunk's table (rows, branch sizes, checksum) and data checksum.
     pub(crate) header_bytes: usize,
@@ -42,6 +44,15 @@ fn check_crc(
 impl<'a> FileView<'a> {
     /// Checks everything but the branch data, which is checked by [`Self::verify_data`].
     pub(crate) fn open(bytes: &'a [u8], options: &DecodeOptions) -> Result<Self, DecodeError> {
+        Self::open_with(bytes, options, SchemaTree::parse)
+    }
+
+    /// As [`Self::open`], with the checked schema bytes made a tree by `parse`.
+    fn open_with(
+        bytes: &'a [u8],
+        options: &DecodeOptions,
+        parse: impl FnOnce(&[u8]) -> Result<SchemaTree, DecodeError>,
+    ) -> Result<Self, DecodeError> {
         if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
             let kind = if MAGIC.starts_with(bytes) {
                 DecodeErrorKind::Truncated
@@ -75,7 +86,7 @@ impl<'a> FileView<'a> {
         let schema = reader.prefixed()?;
         let covered = &bytes[..bytes.len() - reader.remaining()];
         check_crc(covered, reader.u32_le()?, "schema", options)?;
-        let tree = SchemaTree::parse(schema)?;
+        let tree = parse(schema)?;
 
         let table_start = bytes.len() - reader.remaining();
         let schema_bytes = table_start - header_bytes;
@@ -115,6 +126,7 @@ impl<'a> FileView<'a> {
             tree,
             rows,
             branches,
+            schema,
             header_bytes,
             schema_bytes,
             table_bytes,
@@ -122,6 +134,12 @@ impl<'a> FileView<'a> {
             data_crc,
             file_len: bytes.len(),
         })
+    }
+
+    /// Decodes the root value once the branch data is checked.
+    fn read<T: Decode>(&self, options: &DecodeOptions) -> Result<T, DecodeError> {
+        self.verify_data(options)?;
+        self.decode(options)
     }
 
     /// Checks the branch data against its checksum.
@@ -168,7 +186,32 @@ impl<'a> FileView<'a> {
 
 /// Decodes a file, all checksums verified first.
 pub(crate) fn read<T: Decode>(bytes: &[u8], options: &DecodeOptions) -> Result<T, DecodeError> {
-    let view = FileView::open(bytes, options)?;
-    view.verify_data(options)?;
-    view.decode(options)
+    FileView::open(bytes, options)?.read(options)
+}
+
+/// The parsed schema of the file last decoded, which a [`Buffer`](crate::Buffer) keeps: files
+/// of one type share their schema, which then needs no parsing (and no allocation) again.
+#[derive(Debug, Default)]
+pub(crate) struct ReadScratch {
+    schema: Vec<u8>,
+    tree: Option<SchemaTree>,
+}
+
+impl ReadScratch {
+    /// Decodes a file as [`read`] does, with the last schema's tree if the file's is the same.
+    pub(crate) fn read<T: Decode>(
+        &mut self,
+        bytes: &[u8],
+        options: &DecodeOptions,
+    ) -> Result<T, DecodeError> {
+        let view = FileView::open_with(bytes, options, |schema| match self.tree.take() {
+            Some(tree) if self.schema == schema => Ok(tree),
+            _ => SchemaTree::parse(schema),
+        })?;
+        let value = view.read(options);
+        self.schema.clear();
+        self.schema.extend_from_slice(view.schema);
+        self.tree = Some(view.tree);
+        value
+    }
 }

@@ -1,7 +1,7 @@
 //! Assembles a file from an encoded value.
 
 use super::{MAGIC, VERSION};
-use crate::branch::{key_string_siblings, Column, SchemaWriter, WrittenSchema};
+use crate::branch::{key_string_siblings, Column, SchemaWriter};
 use crate::encodings::bytes::write_varint;
 use crate::error::EncodeError;
 use crate::options::EncodeOptions;
@@ -18,9 +18,9 @@ pub(crate) fn write<T: Encode + ?Sized>(
     value: &T,
     options: &EncodeOptions,
 ) -> Result<Vec<u8>, EncodeError> {
-    let mut encoder = T::Encoder::new(0);
-    encoder.push(value);
-    write_with(options, |out| encoder.finish(out))
+    let mut scratch = WriteScratch::default();
+    scratch.write(value, options)?;
+    Ok(scratch.out)
 }
 
 /// Writes a one-chunk file whose schema and columns `write_root` produces.
@@ -28,49 +28,102 @@ pub(crate) fn write_with(
     options: &EncodeOptions,
     write_root: impl FnOnce(&mut SchemaWriter) -> Result<(), EncodeError>,
 ) -> Result<Vec<u8>, EncodeError> {
-    let mut writer = SchemaWriter::new();
-    write_root(&mut writer)?;
-    let WrittenSchema { schema, columns } = writer.into_parts();
-    let encode =
-        |(column, group): &(Column, Option<usize>)| column.encode(*group, &options.settings);
-    let bytes: usize = columns.iter().map(|(column, _)| column.bytes()).sum();
-    let parallel = options.parallel && bytes >= PARALLEL_MIN_BYTES;
-    let (mut branches, ranks): (Vec<Vec<u8>>, Vec<_>) =
-        crate::parallel::map(columns.iter().collect(), parallel, encode)
-            .into_iter()
-            .unzip();
-    key_string_siblings(
-        &schema,
-        &columns,
-        &ranks,
-        &mut branches,
-        &options.settings,
-        parallel,
-    );
+    let mut scratch = WriteScratch::default();
+    scratch.write_with(options, write_root)?;
+    Ok(scratch.out)
+}
 
-    let data_size: usize = branches.iter().map(Vec::len).sum();
-    let mut out = Vec::with_capacity(16 + schema.len() + 2 * branches.len() + data_size);
-    out.extend_from_slice(&MAGIC);
-    out.push(VERSION);
-    out.push(0);
-    write_varint(&mut out, schema.len() as u64);
-    out.extend_from_slice(&schema);
-    let crc = crc32fast::hash(&out);
-    out.extend_from_slice(&crc.to_le_bytes());
+/// The memory writing a file uses besides the value's own columns, which a
+/// [`Buffer`](crate::Buffer) keeps from one file to the next: the schema writer, one output
+/// vector per branch, and the file's bytes.
+#[derive(Debug, Default)]
+pub(crate) struct WriteScratch {
+    writer: SchemaWriter,
+    /// At least as many as the file has branches; those beyond are left from larger values.
+    branches: Vec<Vec<u8>>,
+    /// The file last written.
+    pub(crate) out: Vec<u8>,
+}
 
-    let table_start = out.len();
-    write_varint(&mut out, 1);
-    for branch in &branches {
-        write_varint(&mut out, branch.len() as u64);
+impl WriteScratch {
+    /// Writes `value` as a one-chunk file to [`Self::out`].
+    pub(crate) fn write<T: Encode + ?Sized>(
+        &mut self,
+        value: &T,
+        options: &EncodeOptions,
+    ) -> Result<(), EncodeError> {
+        let mut encoder = T::Encoder::new(0);
+        encoder.push(value);
+        self.write_with(options, |out| encoder.finish(out))
     }
-    let crc = crc32fast::hash(&out[table_start..]);
-    out.extend_from_slice(&crc.to_le_bytes());
 
-    let mut data_crc = crc32fast::Hasher::new();
-    for branch in &branches {
-        out.extend_from_slice(branch);
-        data_crc.update(branch);
+    /// Writes a one-chunk file whose schema and columns `write_root` produces to [`Self::out`].
+    pub(crate) fn write_with(
+        &mut self,
+        options: &EncodeOptions,
+        write_root: impl FnOnce(&mut SchemaWriter) -> Result<(), EncodeError>,
+    ) -> Result<(), EncodeError> {
+        self.writer.clear();
+        let result = write_root(&mut self.writer);
+        if result.is_ok() {
+            self.assemble(options);
+        }
+        // The columns are not needed any more; their memory is the encoders' to reuse.
+        self.writer.clear();
+        result
     }
-    out.extend_from_slice(&data_crc.finalize().to_le_bytes());
-    Ok(out)
+
+    /// Encodes the columns written and assembles the file.
+    fn assemble(&mut self, options: &EncodeOptions) {
+        let (schema, columns) = self.writer.parts();
+        if self.branches.len() < columns.len() {
+            self.branches.resize_with(columns.len(), Vec::new);
+        }
+        let branches = &mut self.branches[..columns.len()];
+        let encode = |((column, group), out): (&(Column, Option<usize>), &mut Vec<u8>)| {
+            column.encode(*group, &options.settings, out)
+        };
+        let bytes: usize = columns.iter().map(|(column, _)| column.bytes()).sum();
+        let parallel = options.parallel && bytes >= PARALLEL_MIN_BYTES;
+        let ranks = crate::parallel::map(
+            columns.iter().zip(branches.iter_mut()).collect(),
+            parallel,
+            encode,
+        );
+        key_string_siblings(
+            schema,
+            columns,
+            &ranks,
+            branches,
+            &options.settings,
+            parallel,
+        );
+
+        let out = &mut self.out;
+        out.clear();
+        let data_size: usize = branches.iter().map(Vec::len).sum();
+        out.reserve(16 + schema.len() + 2 * branches.len() + data_size);
+        out.extend_from_slice(&MAGIC);
+        out.push(VERSION);
+        out.push(0);
+        write_varint(out, schema.len() as u64);
+        out.extend_from_slice(schema);
+        let crc = crc32fast::hash(out);
+        out.extend_from_slice(&crc.to_le_bytes());
+
+        let table_start = out.len();
+        write_varint(out, 1);
+        for branch in branches.iter() {
+            write_varint(out, branch.len() as u64);
+        }
+        let crc = crc32fast::hash(&out[table_start..]);
+        out.extend_from_slice(&crc.to_le_bytes());
+
+        let mut data_crc = crc32fast::Hasher::new();
+        for branch in branches.iter() {
+            out.extend_from_slice(branch);
+            data_crc.update(branch);
+        }
+        out.extend_from_slice(&data_crc.finalize().to_le_bytes());
+    }
 }

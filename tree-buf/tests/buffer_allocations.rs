@@ -1,0 +1,90 @@
+//! A `Buffer` spares allocations that the free functions make on every call. Its own test
+//! binary: the counting allocator serves every test of the binary it is in.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use tree_buf::{Buffer, Decode, Encode};
+
+/// Counts the allocations (reallocations included) of the current thread, so that the test
+/// harness's other threads do not disturb the count.
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count() {
+    // `try_with`: the allocator may run while the thread's locals are being torn down.
+    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+}
+
+// SAFETY: every method forwards to the system allocator with the caller's arguments, so the
+// `GlobalAlloc` contract the caller upholds is the one `System` needs; counting allocates nothing.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: forwarded as received (see the impl).
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as received (see the impl).
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        // SAFETY: forwarded as received (see the impl).
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The allocations `f` makes on this thread.
+fn allocations(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Row {
+    id: u32,
+    score: f64,
+    name: String,
+    flag: bool,
+}
+
+#[test]
+fn repeated_calls_through_a_buffer_allocate_less() {
+    let rows: Vec<Row> = (0..100)
+        .map(|i| Row {
+            id: i * 7,
+            score: f64::from(i) * 0.5,
+            name: format!("n{}", i % 10),
+            flag: i % 3 == 0,
+        })
+        .collect();
+    let bytes = tree_buf::encode(&rows);
+    let mut buffer = Buffer::new();
+    // The first calls size the buffer.
+    buffer.encode(&rows);
+    buffer.decode::<Vec<Row>>(&bytes).unwrap();
+
+    let free = allocations(|| drop(tree_buf::encode(&rows)));
+    let buffered = allocations(|| assert_eq!(buffer.encode(&rows), bytes));
+    assert!(
+        buffered < free,
+        "{buffered} allocations, {free} without a buffer"
+    );
+
+    let free = allocations(|| drop(tree_buf::decode::<Vec<Row>>(&bytes).unwrap()));
+    let buffered = allocations(|| drop(buffer.decode::<Vec<Row>>(&bytes).unwrap()));
+    assert!(
+        buffered < free,
+        "{buffered} allocations, {free} without a buffer"
+    );
+}
