@@ -12,6 +12,8 @@ const DENSE_BITS: u32 = 16;
 const DENSE_PER_VALUE: usize = 16;
 /// Room for distinct values reserved up front, so that small columns never grow the table.
 const RESERVED: usize = 1 << 12;
+/// The shortest column whose values near its smallest are numbered through an array.
+const NEAR_MIN_VALUES: usize = 1 << 12;
 
 pub(super) enum Distinct<W> {
     /// Values within a small range: the slot of `v` is `v - min`; empty slots have count 0.
@@ -43,7 +45,11 @@ impl<W: Word> Distinct<W> {
         // Values near the smallest (the narrow bulk of a column with a few wide values, such as
         // the residuals of noisy decimals) are numbered through an array indexed by value, the
         // rest by hash; both in one order of first appearance, as one numbering would.
-        let near = (DENSE_PER_VALUE * values.len()).min(1 << DENSE_BITS);
+        // A short column is hashed whole: clearing the array would cost more than it spares.
+        let near = match values.len() >= NEAR_MIN_VALUES {
+            true => (DENSE_PER_VALUE * values.len()).min(1 << DENSE_BITS),
+            false => 0,
+        };
         let near_limit = W::from_u64(near as u64);
         let mut near_slots = vec![u32::MAX; near];
         let mut far = Numbering::with_capacity(values.len().min(RESERVED));
