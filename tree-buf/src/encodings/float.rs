@@ -662,17 +662,6 @@ mod tests {
         }
     }
 
-    /// Pseudo-random 64-bit words.
-    fn noise(seed: u64) -> impl FnMut() -> u64 {
-        let mut state = seed | 1;
-        move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        }
-    }
-
     /// `bits` encoded with `settings`, checked to decode back.
     fn round_trip<W: FloatWord>(bits: &[W], settings: &Settings) -> usize {
         let mut out = Vec::new();
@@ -691,7 +680,7 @@ mod tests {
     #[test]
     fn noise_takes_no_more_than_its_bits() {
         let n = test_len(40_000);
-        let mut next = noise(11);
+        let mut next = crate::encodings::xorshift(11);
         let unit = |bits: u64| (bits >> 11) as f64 / (1u64 << 53) as f64;
         let f64_columns: [Vec<u64>; 3] = [
             (0..n)

@@ -84,6 +84,18 @@ pub(crate) fn test_len(n: usize) -> usize {
     }
 }
 
+/// A xorshift generator of pseudo-random words, the same on every run: the noise codec tests draw.
+#[cfg(test)]
+pub(crate) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed | 1;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 /// How hard and how lossily the encoders work.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Settings {

@@ -423,15 +423,8 @@ mod tests {
 
     /// Pseudo-random words of `bits` bits.
     fn noise(len: usize, bits: u32) -> Vec<u64> {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        (0..len)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                state >> (64 - bits)
-            })
-            .collect()
+        let mut next = crate::encodings::xorshift(0x2545_f491_4f6c_dd1d);
+        (0..len).map(|_| next() >> (64 - bits)).collect()
     }
 
     #[test]

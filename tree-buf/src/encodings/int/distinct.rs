@@ -144,12 +144,10 @@ mod tests {
 
     #[test]
     fn counting_in_an_array_agrees_with_counting_by_hash() {
-        let mut state = 0x1234_5678_9abc_def1u64;
+        let mut next = crate::encodings::xorshift(0x1234_5678_9abc_def1);
         let wide: Vec<u64> = (0..5000)
             .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
+                let state = next();
                 if i % 2 == 0 {
                     state % 9000
                 } else {

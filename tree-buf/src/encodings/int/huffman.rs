@@ -707,13 +707,7 @@ mod tests {
     // Columns long enough to be sampled.
     #[cfg_attr(miri, ignore)]
     fn a_sample_rules_out_noise_but_not_values_that_repeat_far_apart() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::encodings::xorshift(0x2545_f491_4f6c_dd1d);
         let noise: Vec<u64> = (0..100_000).map(|_| next() >> 8).collect();
         let limit = noise.len() / 2 + MAX_SYMBOLS;
         assert!(far_more_distinct(&noise, limit));
@@ -731,12 +725,10 @@ mod tests {
     /// Skewed values with a long tail of values seen once (escaped) and more distinct repeated
     /// values than there are codes.
     fn skewed(len: usize) -> Vec<u64> {
-        let mut state = 0x1234_5678_9abc_def1u64;
+        let mut next = crate::encodings::xorshift(0x1234_5678_9abc_def1);
         (0..len as u64)
             .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
+                let state = next();
                 match state % 16 {
                     0..=7 => state % 4,
                     8..=13 => state % 9000,

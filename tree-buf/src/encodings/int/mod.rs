@@ -312,13 +312,7 @@ pub(crate) mod tests {
 
     /// Inputs every integer codec must round-trip: random, sorted, constant, alternating, extreme.
     pub(crate) fn shapes() -> Vec<Vec<u64>> {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut random = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut random = crate::encodings::xorshift(0x2545_f491_4f6c_dd1d);
         vec![
             vec![],
             vec![42],
