@@ -39,6 +39,8 @@ impl<'a> ByteReader<'a> {
         std::mem::take(&mut self.bytes)
     }
 
+    // Inlined: varints are read a byte at a time through it.
+    #[inline]
     pub(crate) fn u8(&mut self) -> Result<u8, DecodeError> {
         let (&first, rest) = self
             .bytes
