@@ -11,8 +11,8 @@ use std::fmt;
 use arbitrary::{Arbitrary, Unstructured};
 use tree_buf::{
     decode_with_options, encode_with_options, size_breakdown, size_breakdown_with_options,
-    try_encode, BreakdownOptions, Decode, DecodeOptions, Encode, EncodeErrorKind, EncodeOptions,
-    Path, Preference, Reader, Value,
+    try_encode, BreakdownOptions, Buffer, Decode, DecodeOptions, Encode, EncodeErrorKind,
+    EncodeOptions, Path, Preference, Reader, Value,
 };
 
 /// A type with every kind of schema node: integers of every width, floats, strings, chars, bytes,
@@ -105,6 +105,15 @@ fn decodes<T: Decode>(bytes: &[u8], options: &DecodeOptions) -> bool {
 pub fn decode(bytes: &[u8]) -> Decoded {
     let [checked, unchecked] = [DecodeOptions::default(), unchecked()].map(|options| {
         let value = decode_with_options::<Value>(bytes, &options);
+        // A buffer reads the file as the free function does, the second time through the schema
+        // it kept from the first.
+        let mut buffer = Buffer::new();
+        for _ in 0..2 {
+            let again = buffer.decode_with_options::<Value>(bytes, &options);
+            if format!("{:?}", again.as_ref().ok()) != format!("{:?}", value.as_ref().ok()) {
+                panic!("a Buffer read the file otherwise than decode_with_options");
+            }
+        }
         if let Ok(value) = &value {
             if let Ok(again) = try_encode(value) {
                 if let Err(e) = tree_buf::decode::<Value>(&again) {

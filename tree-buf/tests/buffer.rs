@@ -102,7 +102,9 @@ fn a_value_after_a_larger_one_gets_its_own_bytes() {
     // Large enough for its branches to be encoded on several threads.
     same_bytes(
         &mut buffer,
-        &(0..300_000u32).map(|i| i.wrapping_mul(i)).collect::<Vec<_>>(),
+        &(0..300_000u32)
+            .map(|i| i.wrapping_mul(i))
+            .collect::<Vec<_>>(),
     );
     for n in [2_000, 3, 0, 500, 1, 2_000, 40] {
         same_bytes(&mut buffer, &readings(n));
