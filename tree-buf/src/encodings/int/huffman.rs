@@ -27,7 +27,7 @@ use super::{bit_width, decode_nested, describe, IntTag, Word};
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::{write_varint, ByteReader};
 use crate::encodings::describe::{Codec, Describer, Encoding};
-use crate::encodings::zstd::window_starts;
+use crate::encodings::zstd::Sampled;
 use crate::encodings::Settings;
 use crate::error::{corrupt, truncated, DecodeError};
 
@@ -179,15 +179,10 @@ impl<W: Word> Plan<W> {
 /// twice as many or more. Values with more order (runs, neighbours alike) repeat more within
 /// windows, never less.
 fn far_more_distinct<W: Word>(values: &[W], limit: usize) -> bool {
-    let Some(starts) = window_starts(values.len(), SAMPLE_WINDOW, SAMPLE_WINDOWS)
-        .filter(|_| values.len() >= 2 * SAMPLE_WINDOW * SAMPLE_WINDOWS)
-    else {
+    if values.len() < 2 * SAMPLE_WINDOW * SAMPLE_WINDOWS {
         return false;
-    };
-    let mut sample: Vec<W> = starts
-        .flat_map(|start| &values[start..start + SAMPLE_WINDOW])
-        .copied()
-        .collect();
+    }
+    let mut sample = Sampled::windows(values, SAMPLE_WINDOW, SAMPLE_WINDOWS).into_owned();
     let expected_at_limit = sample.len() * sample.len() / (2 * limit);
     if expected_at_limit < 32 {
         return false;
