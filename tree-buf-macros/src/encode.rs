@@ -26,6 +26,7 @@ pub fn expand(container: &Container<'_>) -> TokenStream {
         fields,
         new,
         push,
+        bytes,
         finish,
         cmp,
     } = parts;
@@ -40,6 +41,10 @@ pub fn expand(container: &Container<'_>) -> TokenStream {
             #[inline]
             fn push(&mut self, value: &#ty) {
                 #push
+            }
+
+            fn bytes(&self) -> usize {
+                #bytes
             }
 
             fn finish(self, out: &mut __tb::SchemaWriter) -> __tb::EncodeResult {
@@ -58,6 +63,8 @@ struct EncoderParts {
     fields: TokenStream,
     new: TokenStream,
     push: TokenStream,
+    /// The body of `bytes`: the fields' column bytes, and the discriminants'.
+    bytes: TokenStream,
     finish: TokenStream,
     /// The body of `encoded_cmp`: written fields compared in order.
     cmp: TokenStream,
@@ -115,6 +122,19 @@ fn compare_fields(generator: &Generator<'_>, slots: &[Slot<'_>]) -> TokenStream 
     quote!(::core::cmp::Ordering::Equal #(#comparisons)*)
 }
 
+/// The sum of the slots' column bytes, after `start`.
+fn sum_bytes<'a>(
+    generator: &Generator<'_>,
+    slots: impl IntoIterator<Item = &'a Slot<'a>>,
+    start: TokenStream,
+) -> TokenStream {
+    let terms = slots.into_iter().map(|slot| {
+        let name = &slot.name;
+        generator.call(&slot.field.ty, "bytes", quote!(&self.#name))
+    });
+    quote!(#start #(+ #terms)*)
+}
+
 /// `slot: <encoder>::new(depth),` for each slot.
 fn initializers(generator: &Generator<'_>, slots: &[Slot<'_>], depth: TokenStream) -> TokenStream {
     let initializers = slots.iter().map(|slot| {
@@ -151,6 +171,7 @@ fn struct_encoder(generator: &Generator<'_>, style: Style, slots: &[Slot<'_>]) -
             .collect(),
         new: quote!(Self { #initializers __marker: __tb::PhantomData }),
         push: quote!(#(#pushes;)*),
+        bytes: sum_bytes(generator, slots, quote!(0)),
         finish: finish_fields(generator, style, slots),
         cmp: quote! {
             let Self { #a } = self;
@@ -226,6 +247,11 @@ fn enum_encoder(generator: &Generator<'_>, variants: &[Variant<'_>]) -> EncoderP
         fields: quote!(__discriminants: ::std::vec::Vec<u32>, #(#declarations)*),
         new: quote!(Self { __discriminants: ::std::vec::Vec::new(), #(#initializers)* __marker: __tb::PhantomData }),
         push: quote!(match value { #(#arms)* }),
+        bytes: sum_bytes(
+            generator,
+            per_variant.iter().flatten(),
+            quote!(::core::mem::size_of_val(self.__discriminants.as_slice())),
+        ),
         finish: quote!(out.enumeration(#count, self.__discriminants, |out| { #(#finishes)* __tb::Ok(()) })),
     }
 }

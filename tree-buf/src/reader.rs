@@ -123,7 +123,7 @@ impl<'a> Reader<'a> {
 
 /// How many values a step from `node`, which holds `count` values, to its child `index` leads
 /// to, reading the stream that decides it: presence, lengths or discriminants.
-fn values_below(
+pub(crate) fn values_below(
     node: NodeRef<'_>,
     index: usize,
     count: usize,

@@ -107,6 +107,9 @@ struct PendingLeaf<'a> {
 /// registered so far. Generated code passes it along through `tree_buf::__private`.
 pub struct DecodeContext<'a> {
     branches: Vec<&'a [u8]>,
+    /// The checksum of every branch, checked when the branch is read, where the file lists
+    /// them (an archive's footer does).
+    checksums: Vec<u32>,
     budget: Budget,
     /// Whether leaves wait for [`Self::decode_leaves`] instead of being decoded when registered.
     defer: bool,
@@ -129,9 +132,20 @@ const PARALLEL_MIN_BYTES: usize = 1 << 18;
 
 impl<'a> DecodeContext<'a> {
     pub(crate) fn new(branches: Vec<&'a [u8]>, budget: u64) -> Self {
+        DecodeContext::with_budget(branches, Budget::new(budget), Vec::new())
+    }
+
+    /// A context drawing on `budget`, which may be shared with other chunks, and checking each
+    /// branch it reads against `checksums` (unless empty).
+    pub(crate) fn with_budget(
+        branches: Vec<&'a [u8]>,
+        budget: Budget,
+        checksums: Vec<u32>,
+    ) -> Self {
         DecodeContext {
             branches,
-            budget: Budget::new(budget),
+            checksums,
+            budget,
             defer: false,
             pending: Vec::new(),
         }
@@ -180,11 +194,25 @@ impl<'a> DecodeContext<'a> {
             .map_err(|e| e.at_path_if_unset(|| node.path()))
     }
 
-    fn branch(&self, node: NodeRef<'_>) -> &'a [u8] {
-        node.branch()
-            .and_then(|index| self.branches.get(index))
-            .copied()
-            .unwrap_or_default()
+    /// The bytes of `node`'s branch, checked against its checksum if the context has them.
+    fn branch(&self, node: NodeRef<'_>) -> Result<&'a [u8], DecodeError> {
+        match node.branch() {
+            Some(index) => self
+                .checked(index)
+                .map_err(|e| e.at_path_if_unset(|| node.path())),
+            None => Ok(&[]),
+        }
+    }
+
+    /// The bytes of branch `index` (none past the end), checked against its checksum.
+    fn checked(&self, index: usize) -> Result<&'a [u8], DecodeError> {
+        let bytes = self.branches.get(index).copied().unwrap_or_default();
+        match self.checksums.get(index) {
+            Some(&crc) if crc32fast::hash(bytes) != crc => Err(corrupt(format!(
+                "the checksum of branch {index} does not match"
+            ))),
+            _ => Ok(bytes),
+        }
     }
 
     /// A stream that shapes the value (lengths, presence, discriminants): charged and decoded now.
@@ -199,7 +227,7 @@ impl<'a> DecodeContext<'a> {
             return Ok(T::default());
         }
         self.charge(node, count, bytes_each)?;
-        let branch = self.branch(node);
+        let branch = self.branch(node)?;
         decode(branch, count, &mut self.budget).map_err(|e| e.at_path_if_unset(|| node.path()))
     }
 
@@ -216,7 +244,7 @@ impl<'a> DecodeContext<'a> {
             return Ok(Leaf::empty());
         }
         self.charge(node, count, bytes_each)?;
-        let branch = self.branch(node);
+        let branch = self.branch(node)?;
         if !self.defer {
             let column = decode(branch, count, &mut self.budget)
                 .map_err(|e| e.at_path_if_unset(|| node.path()))?;
@@ -330,7 +358,7 @@ impl<'a> DecodeContext<'a> {
         extra_bytes_each: usize,
         then: impl FnOnce(Strings) -> Result<C, DecodeError> + Send + 'a,
     ) -> Result<Leaf<C>, DecodeError> {
-        let source = match string::keyed_source(self.branch(node)) {
+        let source = match string::keyed_source(self.branch(node)?) {
             None => None,
             Some(source) => Some(self.keyed_source(node, source?)?),
         };
@@ -353,12 +381,13 @@ impl<'a> DecodeContext<'a> {
         let bytes = node
             .branch()
             .filter(|&own| source < own)
-            .and_then(|_| self.branches.get(source).copied())
+            .filter(|_| source < self.branches.len())
             .ok_or_else(|| {
                 corrupt(format!(
                     "a keyed string stream names branch {source}, not an earlier branch"
                 ))
-            });
+            })
+            .and_then(|_| self.checked(source));
         let bytes = bytes.and_then(|bytes| match string::keyed_source(bytes) {
             Some(_) => Err(corrupt(format!(
                 "a keyed string stream names branch {source}, which is keyed too"

@@ -13,6 +13,11 @@ pub(crate) fn write_varint(out: &mut Vec<u8>, mut value: u64) {
     out.push(value as u8);
 }
 
+/// The bytes [`write_varint`] takes for `value`.
+pub(crate) fn varint_len(value: u64) -> usize {
+    (u64::BITS - value.leading_zeros()).max(1).div_ceil(7) as usize
+}
+
 /// Appends a byte string prefixed by its length as a varint.
 pub(crate) fn write_prefixed(out: &mut Vec<u8>, bytes: &[u8]) {
     write_varint(out, bytes.len() as u64);

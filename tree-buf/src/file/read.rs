@@ -1,6 +1,6 @@
 //! Opens a file: checks the header, parses the schema, and locates every branch.
 
-use super::{MAGIC, VERSION};
+use super::{ARCHIVE, ARCHIVE_VERSION, MAGIC};
 use crate::branch::DecodeContext;
 use crate::encodings::bytes::ByteReader;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
@@ -44,91 +44,43 @@ fn check_crc(
 impl<'a> FileView<'a> {
     /// Checks everything but the branch data, which is checked by [`Self::verify_data`].
     pub(crate) fn open(bytes: &'a [u8], options: &DecodeOptions) -> Result<Self, DecodeError> {
-        Self::open_with(bytes, options, SchemaTree::parse)
+        let head = Head::parse(bytes, options)?;
+        Self::open_with(bytes, head, options, SchemaTree::parse)
     }
 
-    /// As [`Self::open`], with the checked schema bytes made a tree by `parse`.
+    /// As [`Self::open`] for a file whose `head` is read, with the checked schema bytes made a
+    /// tree by `parse`.
     fn open_with(
         bytes: &'a [u8],
+        head: Head<'a>,
         options: &DecodeOptions,
         parse: impl FnOnce(&[u8]) -> Result<SchemaTree, DecodeError>,
     ) -> Result<Self, DecodeError> {
-        if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
-            let kind = if MAGIC.starts_with(bytes) {
-                DecodeErrorKind::Truncated
-            } else {
-                DecodeErrorKind::NotTreeBuf
-            };
+        if head.flags & ARCHIVE != 0 {
             return Err(DecodeError::new(
-                kind,
+                DecodeErrorKind::SchemaMismatch,
                 "",
-                "the bytes do not start with the tree-buf magic number \"TBUF\"",
+                "the file is an archive of chunks: open it with tree_buf::archive::Archive",
             ));
         }
-        let mut reader = ByteReader::new(&bytes[MAGIC.len()..]);
-        let version = reader.u8()?;
-        if !(1..=VERSION).contains(&version) {
-            return Err(DecodeError::new(
-                DecodeErrorKind::UnsupportedVersion,
-                "",
-                format!("format version {version}; this library reads versions 1 to {VERSION}"),
-            ));
-        }
-        let flags = reader.u8()?;
-        if flags != 0 {
-            return Err(DecodeError::new(
-                DecodeErrorKind::UnsupportedVersion,
-                "",
-                format!("unknown header flags {flags:#04x}"),
-            ));
-        }
-        let header_bytes = MAGIC.len() + 2;
-        let schema = reader.prefixed()?;
-        let covered = &bytes[..bytes.len() - reader.remaining()];
-        check_crc(covered, reader.u32_le()?, "schema", options)?;
-        let tree = parse(schema)?;
-
-        let table_start = bytes.len() - reader.remaining();
-        let schema_bytes = table_start - header_bytes;
-        let rows = reader.count(0)?;
-        let mut sizes = Vec::with_capacity(tree.branch_count().min(reader.remaining()));
-        for _ in 0..tree.branch_count() {
-            sizes.push(reader.count(1)?);
-        }
-        let covered = &bytes[table_start..bytes.len() - reader.remaining()];
-        check_crc(covered, reader.u32_le()?, "branch table", options)?;
-        let table_bytes = bytes.len() - reader.remaining() - table_start + 4;
-
-        let data_size = sizes
-            .iter()
-            .try_fold(0usize, |sum, &size| sum.checked_add(size));
-        let data = match data_size {
-            Some(size) if size <= reader.remaining() => reader.take(size)?,
-            _ => {
-                return Err(DecodeError::new(
-                    DecodeErrorKind::Truncated,
-                    "",
-                    "the branches are larger than the file",
-                ))
-            }
-        };
-        let data_crc = reader.u32_le()?;
+        let tree = parse(head.schema)?;
+        let mut reader = ByteReader::new(&bytes[head.len..]);
+        let chunk = Chunk::parse(&mut reader, tree.branch_count(), options)?;
         reader.finish("the last chunk")?;
-
-        let mut branches = Vec::with_capacity(sizes.len());
-        let mut rest = data;
-        for size in sizes {
-            let (branch, tail) = rest.split_at(size);
-            branches.push(branch);
-            rest = tail;
-        }
+        let Chunk {
+            rows,
+            branches,
+            data,
+            data_crc,
+            table_bytes,
+        } = chunk;
         Ok(FileView {
             tree,
             rows,
             branches,
-            schema,
-            header_bytes,
-            schema_bytes,
+            schema: head.schema,
+            header_bytes: HEADER_BYTES,
+            schema_bytes: head.len - HEADER_BYTES,
             table_bytes,
             data,
             data_crc,
@@ -184,9 +136,140 @@ impl<'a> FileView<'a> {
     }
 }
 
-/// Decodes a file, all checksums verified first.
+/// The bytes of the header: magic, version and flags.
+const HEADER_BYTES: usize = MAGIC.len() + 2;
+
+/// A file's header and schema section, checked.
+pub(crate) struct Head<'a> {
+    pub(crate) flags: u8,
+    /// The schema's bytes, not parsed yet.
+    pub(crate) schema: &'a [u8],
+    /// The bytes of the header and schema section together.
+    pub(crate) len: usize,
+}
+
+impl<'a> Head<'a> {
+    /// Checks the magic number, version, flags and the schema's checksum.
+    pub(crate) fn parse(bytes: &'a [u8], options: &DecodeOptions) -> Result<Self, DecodeError> {
+        if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+            let kind = if MAGIC.starts_with(bytes) {
+                DecodeErrorKind::Truncated
+            } else {
+                DecodeErrorKind::NotTreeBuf
+            };
+            return Err(DecodeError::new(
+                kind,
+                "",
+                "the bytes do not start with the tree-buf magic number \"TBUF\"",
+            ));
+        }
+        let mut reader = ByteReader::new(&bytes[MAGIC.len()..]);
+        let version = reader.u8()?;
+        if !(1..=ARCHIVE_VERSION).contains(&version) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedVersion,
+                "",
+                format!(
+                    "format version {version}; this library reads versions 1 to {ARCHIVE_VERSION}"
+                ),
+            ));
+        }
+        let flags = reader.u8()?;
+        let known = if version >= ARCHIVE_VERSION {
+            ARCHIVE
+        } else {
+            0
+        };
+        if flags & !known != 0 {
+            return Err(DecodeError::new(
+                DecodeErrorKind::UnsupportedVersion,
+                "",
+                format!("unknown header flags {flags:#04x} in a version {version} file"),
+            ));
+        }
+        let schema = reader.prefixed()?;
+        let covered = &bytes[..bytes.len() - reader.remaining()];
+        check_crc(covered, reader.u32_le()?, "schema", options)?;
+        Ok(Head {
+            flags,
+            schema,
+            len: bytes.len() - reader.remaining(),
+        })
+    }
+}
+
+/// A chunk whose branch table has been checked: its branches, and the checksum of their data.
+pub(crate) struct Chunk<'a> {
+    pub(crate) rows: usize,
+    pub(crate) branches: Vec<&'a [u8]>,
+    pub(crate) data: &'a [u8],
+    pub(crate) data_crc: u32,
+    /// The bytes of the table (rows, sizes and checksum) and of the data checksum.
+    pub(crate) table_bytes: usize,
+}
+
+impl<'a> Chunk<'a> {
+    /// Reads a chunk of `branch_count` branches from `reader`, checking its table's checksum
+    /// (the data's is [`Self::verify_data`]'s to check).
+    pub(crate) fn parse(
+        reader: &mut ByteReader<'a>,
+        branch_count: usize,
+        options: &DecodeOptions,
+    ) -> Result<Self, DecodeError> {
+        let table = reader.clone().rest();
+        let start = reader.remaining();
+        let rows = reader.count(0)?;
+        let mut sizes = Vec::with_capacity(branch_count.min(reader.remaining()));
+        for _ in 0..branch_count {
+            sizes.push(reader.count(1)?);
+        }
+        let covered = &table[..start - reader.remaining()];
+        check_crc(covered, reader.u32_le()?, "branch table", options)?;
+        let table_bytes = start - reader.remaining() + 4;
+
+        let data_size = sizes
+            .iter()
+            .try_fold(0usize, |sum, &size| sum.checked_add(size));
+        let data = match data_size {
+            Some(size) if size <= reader.remaining() => reader.take(size)?,
+            _ => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::Truncated,
+                    "",
+                    "the branches are larger than the file",
+                ))
+            }
+        };
+        let data_crc = reader.u32_le()?;
+        let mut branches = Vec::with_capacity(sizes.len());
+        let mut rest = data;
+        for size in sizes {
+            let (branch, tail) = rest.split_at(size);
+            branches.push(branch);
+            rest = tail;
+        }
+        Ok(Chunk {
+            rows,
+            branches,
+            data,
+            data_crc,
+            table_bytes,
+        })
+    }
+
+    /// Checks the branch data against its checksum.
+    pub(crate) fn verify_data(&self, options: &DecodeOptions) -> Result<(), DecodeError> {
+        check_crc(self.data, self.data_crc, "branch data", options)
+    }
+}
+
+/// Decodes a file, all checksums verified first; an archive as a sequence of its rows.
 pub(crate) fn read<T: Decode>(bytes: &[u8], options: &DecodeOptions) -> Result<T, DecodeError> {
-    FileView::open(bytes, options)?.read(options)
+    let head = Head::parse(bytes, options)?;
+    if head.flags & ARCHIVE != 0 {
+        return crate::archive::decode_whole(bytes, options);
+    }
+    FileView::open_with(bytes, head, options, SchemaTree::parse)?.read(options)
 }
 
 /// The parsed schema of the file last decoded, which a [`Buffer`](crate::Buffer) keeps: files
@@ -204,7 +287,11 @@ impl ReadScratch {
         bytes: &[u8],
         options: &DecodeOptions,
     ) -> Result<T, DecodeError> {
-        let view = FileView::open_with(bytes, options, |schema| match self.tree.take() {
+        let head = Head::parse(bytes, options)?;
+        if head.flags & ARCHIVE != 0 {
+            return crate::archive::decode_whole(bytes, options);
+        }
+        let view = FileView::open_with(bytes, head, options, |schema| match self.tree.take() {
             Some(tree) if self.schema == schema => Ok(tree),
             _ => SchemaTree::parse(schema),
         })?;

@@ -2,7 +2,7 @@
 
 use super::{MAGIC, VERSION};
 use crate::branch::{key_string_siblings, Column, SchemaWriter};
-use crate::encodings::bytes::write_varint;
+use crate::encodings::bytes::{varint_len, write_varint};
 use crate::error::EncodeError;
 use crate::options::EncodeOptions;
 use crate::types::{Encode, ValueEncoder};
@@ -63,67 +63,120 @@ impl WriteScratch {
         options: &EncodeOptions,
         write_root: impl FnOnce(&mut SchemaWriter) -> Result<(), EncodeError>,
     ) -> Result<(), EncodeError> {
+        self.encode_with(options, write_root, |parts, out| {
+            out.clear();
+            out.reserve(16 + parts.schema.len() + parts.table_and_data_bytes());
+            write_head(out, VERSION, 0, parts.schema);
+            parts.write_chunk(out);
+        })
+    }
+
+    /// Encodes the columns `write_root` produces into branches and hands them to `assemble`,
+    /// with [`Self::out`] to write to.
+    pub(crate) fn encode_with(
+        &mut self,
+        options: &EncodeOptions,
+        write_root: impl FnOnce(&mut SchemaWriter) -> Result<(), EncodeError>,
+        assemble: impl FnOnce(Parts<'_>, &mut Vec<u8>),
+    ) -> Result<(), EncodeError> {
         self.writer.clear();
         let result = write_root(&mut self.writer);
         if result.is_ok() {
-            self.assemble(options);
+            let parts = encode_branches(&self.writer, &mut self.branches, options);
+            assemble(parts, &mut self.out);
         }
         // The columns are not needed any more; their memory is the encoders' to reuse.
         self.writer.clear();
         result
     }
+}
 
-    /// Encodes the columns written and assembles the file.
-    fn assemble(&mut self, options: &EncodeOptions) {
-        let (schema, columns) = self.writer.parts();
-        if self.branches.len() < columns.len() {
-            self.branches.resize_with(columns.len(), Vec::new);
-        }
-        let branches = &mut self.branches[..columns.len()];
-        let encode = |((column, group), out): (&(Column, Option<usize>), &mut Vec<u8>)| {
-            column.encode(*group, &options.settings, out)
-        };
-        let bytes: usize = columns.iter().map(|(column, _)| column.bytes()).sum();
-        let parallel = options.parallel && bytes >= PARALLEL_MIN_BYTES;
-        let ranks = crate::parallel::map(
-            columns.iter().zip(branches.iter_mut()).collect(),
-            parallel,
-            encode,
-        );
-        key_string_siblings(
-            schema,
-            columns,
-            &ranks,
-            branches,
-            &options.settings,
-            parallel,
-        );
+/// Encodes the columns `writer` holds into `branches`, which keeps vectors beyond those it
+/// needs for larger values.
+fn encode_branches<'a>(
+    writer: &'a SchemaWriter,
+    branches: &'a mut Vec<Vec<u8>>,
+    options: &EncodeOptions,
+) -> Parts<'a> {
+    let (schema, columns) = writer.parts();
+    if branches.len() < columns.len() {
+        branches.resize_with(columns.len(), Vec::new);
+    }
+    let branches = &mut branches[..columns.len()];
+    let encode = |((column, group), out): (&(Column, Option<usize>), &mut Vec<u8>)| {
+        column.encode(*group, &options.settings, out)
+    };
+    let bytes: usize = columns.iter().map(|(column, _)| column.bytes()).sum();
+    let parallel = options.parallel && bytes >= PARALLEL_MIN_BYTES;
+    let ranks = crate::parallel::map(
+        columns.iter().zip(branches.iter_mut()).collect(),
+        parallel,
+        encode,
+    );
+    key_string_siblings(
+        schema,
+        columns,
+        &ranks,
+        branches,
+        &options.settings,
+        parallel,
+    );
+    Parts {
+        schema,
+        columns,
+        branches,
+    }
+}
 
-        let out = &mut self.out;
-        out.clear();
-        let data_size: usize = branches.iter().map(Vec::len).sum();
-        out.reserve(16 + schema.len() + 2 * branches.len() + data_size);
-        out.extend_from_slice(&MAGIC);
-        out.push(VERSION);
-        out.push(0);
-        write_varint(out, schema.len() as u64);
-        out.extend_from_slice(schema);
-        let crc = crc32fast::hash(out);
-        out.extend_from_slice(&crc.to_le_bytes());
+/// A value encoded: its schema, the columns it was taken apart into, and their branches.
+pub(crate) struct Parts<'a> {
+    pub(crate) schema: &'a [u8],
+    pub(crate) columns: &'a [(Column, Option<usize>)],
+    pub(crate) branches: &'a [Vec<u8>],
+}
 
+impl Parts<'_> {
+    /// About how many bytes [`Self::write_chunk`] writes.
+    pub(crate) fn table_and_data_bytes(&self) -> usize {
+        let data_size: usize = self.branches.iter().map(Vec::len).sum();
+        16 + 2 * self.branches.len() + data_size
+    }
+
+    /// The bytes [`Self::write_chunk`] writes.
+    pub(crate) fn chunk_len(&self) -> usize {
+        let sizes: usize = (self.branches.iter())
+            .map(|branch| varint_len(branch.len() as u64) + branch.len())
+            .sum();
+        varint_len(1) + sizes + 8
+    }
+
+    /// Writes the chunk of one root value: its branch table and branches.
+    pub(crate) fn write_chunk(&self, out: &mut Vec<u8>) {
         let table_start = out.len();
         write_varint(out, 1);
-        for branch in branches.iter() {
+        for branch in self.branches {
             write_varint(out, branch.len() as u64);
         }
         let crc = crc32fast::hash(&out[table_start..]);
         out.extend_from_slice(&crc.to_le_bytes());
 
         let mut data_crc = crc32fast::Hasher::new();
-        for branch in branches.iter() {
+        for branch in self.branches {
             out.extend_from_slice(branch);
             data_crc.update(branch);
         }
         out.extend_from_slice(&data_crc.finalize().to_le_bytes());
     }
+}
+
+/// Writes the header and the schema section, whose checksum covers both.
+pub(crate) fn write_head(out: &mut Vec<u8>, version: u8, flags: u8, schema: &[u8]) {
+    let start = out.len();
+    out.extend_from_slice(&MAGIC);
+    out.push(version);
+    out.push(flags);
+    write_varint(out, schema.len() as u64);
+    out.extend_from_slice(schema);
+    let crc = crc32fast::hash(&out[start..]);
+    out.extend_from_slice(&crc.to_le_bytes());
 }

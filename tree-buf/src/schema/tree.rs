@@ -200,6 +200,17 @@ impl SchemaTree {
         self.branch_count
     }
 
+    /// The node that owns each branch, in branch order.
+    pub(crate) fn branch_owners(&self) -> Vec<NodeRef<'_>> {
+        let mut owners = vec![self.void(); self.branch_count];
+        for (id, node) in self.nodes.iter().enumerate() {
+            if let Some(owner) = node.branch.and_then(|branch| owners.get_mut(branch)) {
+                *owner = NodeRef::at(self, id as u32);
+            }
+        }
+        owners
+    }
+
     /// The path from the root to node `id`.
     fn path_of(&self, mut id: u32) -> Path {
         let mut segments = Vec::new();

@@ -45,6 +45,14 @@ impl<E> Lazy<E> {
         self.encoder.as_deref_mut()
     }
 
+    /// The bytes of the encoder's columns, if it was created.
+    pub fn bytes<T: ?Sized>(&self) -> usize
+    where
+        E: ValueEncoder<T>,
+    {
+        self.encoder.as_deref().map_or(0, E::bytes)
+    }
+
     /// Writes the child node: the encoder's, or `Void` when no value reached it.
     pub fn finish<T: ?Sized>(self, out: &mut SchemaWriter) -> EncodeResult
     where
@@ -71,6 +79,10 @@ impl<T: ?Sized> ValueEncoder<T> for UnitEncoder {
 
     #[inline]
     fn push(&mut self, _value: &T) {}
+
+    fn bytes(&self) -> usize {
+        0
+    }
 
     fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
         out.unit()

@@ -51,6 +51,9 @@ macro_rules! map {
                 let $encoder = self;
                 $push
             }
+            fn bytes(&self) -> usize {
+                size_of_val(self.lengths.as_slice()) + self.keys.bytes::<K>() + self.values.bytes::<V>()
+            }
             fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
                 let (keys, values) = (self.keys, self.values);
                 out.map(self.lengths, |out| keys.finish::<K>(out), |out| values.finish::<V>(out))

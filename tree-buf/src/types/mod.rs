@@ -79,6 +79,14 @@ pub trait Decode: Sized {
     /// Rebuilds the values of this type at one path from columns.
     #[doc(hidden)]
     type Decoder: ValueDecoder<Self>;
+
+    /// Joins the values decoded from the chunks of an archive, each a sequence of some of its
+    /// rows, into one; `None` for types that are not sequences.
+    #[doc(hidden)]
+    fn join_chunks(parts: Vec<Self>) -> Option<Self> {
+        let _ = parts;
+        None
+    }
 }
 
 /// Collects every value of type `T` found at one schema path. Implemented by generated code; not
@@ -102,6 +110,10 @@ pub trait ValueEncoder<T: ?Sized> {
             self.push(value);
         }
     }
+
+    /// About how many bytes the columns of the values pushed so far take, so that a writer of
+    /// many rows (an archive) can end a chunk at a size.
+    fn bytes(&self) -> usize;
 
     /// Writes this node of the schema and hands the columns to the writer.
     fn finish(self, out: &mut SchemaWriter) -> EncodeResult;

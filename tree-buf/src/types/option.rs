@@ -28,6 +28,10 @@ impl<T: Encode> ValueEncoder<Option<T>> for OptionEncoder<T> {
         }
     }
 
+    fn bytes(&self) -> usize {
+        self.presence.len() + self.inner.bytes()
+    }
+
     fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
         let inner = self.inner;
         out.option(self.presence, |out| inner.finish(out))

@@ -28,6 +28,9 @@ macro_rules! pointer {
                     inner.push(value);
                 }
             }
+            fn bytes(&self) -> usize {
+                self.0.bytes::<T>()
+            }
             fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
                 self.0.finish::<T>(out)
             }
@@ -102,6 +105,9 @@ macro_rules! reference {
                     inner.push(&**value);
                 }
             }
+            fn bytes(&self) -> usize {
+                self.0.bytes::<T>()
+            }
             fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
                 self.0.finish::<T>(out)
             }
@@ -129,6 +135,10 @@ impl<'a, B: Encode + ToOwned + ?Sized> ValueEncoder<Cow<'a, B>> for CowEncoder<B
     fn push(&mut self, value: &Cow<'a, B>) {
         self.0.push(value.as_ref());
     }
+    fn bytes(&self) -> usize {
+        self.0.bytes()
+    }
+
     fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
         self.0.finish(out)
     }

@@ -61,6 +61,9 @@ macro_rules! primitive {
             fn push_all(&mut self, values: &[$t]) {
                 self.values.extend_from_slice(values);
             }
+            fn bytes(&self) -> usize {
+                size_of_val(self.values.as_slice())
+            }
             fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
                 let $values = self.values;
                 out.leaf($node, $column)

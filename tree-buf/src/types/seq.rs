@@ -71,6 +71,9 @@ macro_rules! seq_encoder {
                 let $encoder = self;
                 $push
             }
+            fn bytes(&self) -> usize {
+                size_of_val(self.lengths.as_slice()) + self.items.bytes::<T>()
+            }
             fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
                 self.finish_seq(out)
             }
@@ -207,6 +210,9 @@ macro_rules! seq_decoder {
 
         impl<$($generics)*> Decode for $t {
             type Decoder = SeqDecoder<T>;
+            fn join_chunks(parts: Vec<Self>) -> Option<Self> {
+                Some(parts.into_iter().flat_map(IntoIterator::into_iter).collect())
+            }
         }
     )*};
 }
@@ -235,6 +241,10 @@ impl<T: Encode, const N: usize> ValueEncoder<[T; N]> for ArrayEncoder<T> {
     #[inline]
     fn push(&mut self, value: &[T; N]) {
         self.items.push_all(value);
+    }
+
+    fn bytes(&self) -> usize {
+        self.items.bytes()
     }
 
     fn finish(self, out: &mut SchemaWriter) -> EncodeResult {

@@ -26,6 +26,10 @@ impl<T: AsRef<str> + ?Sized> ValueEncoder<T> for StrEncoder {
         self.0.push(value.as_ref());
     }
 
+    fn bytes(&self) -> usize {
+        self.0.bytes()
+    }
+
     fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
         out.leaf(NodeType::Str, Column::Str(self.0))
     }

@@ -19,6 +19,9 @@ macro_rules! tuple {
             fn push(&mut self, value: &($($t,)+)) {
                 $(self.$i.push(&value.$i);)+
             }
+            fn bytes(&self) -> usize {
+                0 $(+ self.$i.bytes())+
+            }
             fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
                 out.tuple($len, |out| {
                     $(out.element($i, |out| self.$i.finish(out))?;)+

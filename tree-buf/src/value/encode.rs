@@ -285,6 +285,34 @@ impl Object {
 }
 
 impl Kind {
+    /// About how many bytes the columns of this kind's values take.
+    fn bytes(&self) -> usize {
+        match self {
+            Kind::Null(_) => 0,
+            Kind::Bool(values) => values.len(),
+            Kind::Integer(values) => size_of_val(values.as_slice()),
+            Kind::Huge(values) => size_of_val(values.as_slice()),
+            Kind::Float(values) => size_of_val(values.as_slice()),
+            Kind::String(column) => column.bytes(),
+            Kind::Bytes { lengths, bytes } => size_of_val(lengths.as_slice()) + bytes.len(),
+            Kind::Array { lengths, items, .. } => size_of_val(lengths.as_slice()) + items.bytes(),
+            Kind::Object(object) => object.fields.iter().map(|(_, slot)| slot.bytes()).sum(),
+            Kind::Variant {
+                variants,
+                discriminants,
+                ..
+            } => {
+                size_of_val(discriminants.as_slice())
+                    + variants.iter().map(|(_, slot)| slot.bytes()).sum::<usize>()
+            }
+            Kind::Map {
+                lengths,
+                keys,
+                values,
+            } => size_of_val(lengths.as_slice()) + keys.bytes() + values.bytes(),
+        }
+    }
+
     fn kind(&self) -> KindName {
         match self {
             Kind::Null(_) => KindName::Null,
@@ -465,6 +493,13 @@ impl Kind {
 const MAX_TUPLE: u64 = 8;
 
 impl Slot {
+    /// About how many bytes the slot's columns take.
+    pub(super) fn bytes(&self) -> usize {
+        let presence = self.presence.as_ref().map_or(0, Vec::len);
+        let discriminants = self.discriminants.as_deref().map_or(0, size_of_val);
+        presence + discriminants + self.kinds.iter().map(Kind::bytes).sum::<usize>()
+    }
+
     pub(super) fn new(depth: usize) -> Slot {
         Slot {
             depth,
@@ -721,6 +756,10 @@ impl ValueEncoder<Value> for DynEncoder {
 
     fn push(&mut self, value: &Value) {
         self.0.push(value);
+    }
+
+    fn bytes(&self) -> usize {
+        self.0.bytes()
     }
 
     fn finish(self, out: &mut SchemaWriter) -> EncodeResult {

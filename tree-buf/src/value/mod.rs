@@ -104,4 +104,16 @@ impl Encode for Value {
 
 impl Decode for Value {
     type Decoder = DynDecoder;
+
+    /// An archive's chunks are arrays of its rows: one array of them all.
+    fn join_chunks(parts: Vec<Self>) -> Option<Self> {
+        let mut rows = Vec::new();
+        for part in parts {
+            match part {
+                Value::Array(items) => rows.extend(items),
+                _ => return None,
+            }
+        }
+        Some(Value::Array(rows))
+    }
 }

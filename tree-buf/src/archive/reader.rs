@@ -1,0 +1,720 @@
+//! Reads archives: the footer locates every chunk, which decodes on its own.
+
+use std::fs::File;
+use std::ops::Range;
+use std::path::Path as FsPath;
+
+use super::format::{
+    read_footer, read_section, read_trailer, section_at, ChunkEntry, RawStats, Trailer,
+    CHUNK_SECTION, FOOTER_SECTION, SCHEMA_SECTION, TRAILER_BYTES,
+};
+use super::{ArchiveError, BranchInfo, ChunkInfo, Statistics};
+use crate::branch::DecodeContext;
+use crate::encodings::budget::Budget;
+use crate::encodings::bytes::ByteReader;
+use crate::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::file::{Chunk, Head, ARCHIVE};
+use crate::options::DecodeOptions;
+use crate::reader::values_below;
+use crate::schema::{resolve, AsPath, NodeType, SchemaTree};
+use crate::types::{decode_root, Decode, ValueDecoder};
+
+/// The bytes of an archive: borrowed, or a memory map of its file.
+enum Bytes<'a> {
+    Borrowed(&'a [u8]),
+    Mapped(memmap2::Mmap),
+}
+
+impl Bytes<'_> {
+    fn get(&self) -> &[u8] {
+        match self {
+            Bytes::Borrowed(bytes) => bytes,
+            Bytes::Mapped(map) => map,
+        }
+    }
+}
+
+/// A schema of the archive: the header's, or a schema section's.
+struct Schema {
+    /// The offset of its section; 0 for the header's.
+    offset: u64,
+    /// Where its node's bytes are.
+    node: Range<usize>,
+    tree: SchemaTree,
+}
+
+/// An opened archive: header, schemas and footer checked, no chunk decoded yet.
+///
+/// Every chunk decodes on its own, and a type that names only some fields reads only their
+/// branches, each checked against its checksum in the footer as it is read: a reader of a few
+/// columns of a large archive touches little more than those columns' bytes. A chunk's rows are
+/// the items of a sequence, so paths start with `[]` (`[].name`), as for a `Vec` of the rows.
+///
+/// ```
+/// use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
+/// use tree_buf::prelude::*;
+///
+/// #[derive(Encode, Decode)]
+/// struct Country { name: String, iso: String, border: Vec<(f64, f64)> }
+/// #[derive(Decode, Debug, PartialEq)]
+/// struct Name { name: String }
+///
+/// let mut writer = ArchiveWriter::with_options(Vec::new(), ArchiveOptions::default().chunk_rows(100))?;
+/// for i in 0..250 {
+///     writer.push(&Country { name: format!("country {i}"), iso: "XYZ".into(), border: vec![(1.0, 2.0); 10] })?;
+/// }
+/// let bytes = writer.finish()?;
+/// let archive = Archive::from_bytes(&bytes)?;
+/// assert_eq!(archive.chunks().len(), 3);
+/// // Only the chunks holding rows 120 to 130, and only their names.
+/// let names: Vec<Name> = archive.decode_rows(120..130)?;
+/// assert_eq!(names[0], Name { name: "country 120".into() });
+/// let isos: Vec<String> = archive.decode_path("[].iso")?;
+/// assert_eq!(isos.len(), 250);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Archive<'a> {
+    bytes: Bytes<'a>,
+    options: DecodeOptions,
+    schemas: Vec<Schema>,
+    chunks: Vec<ChunkEntry>,
+    /// The index in `schemas` of each chunk's schema.
+    chunk_schemas: Vec<usize>,
+    infos: Vec<ChunkInfo>,
+    rows: u64,
+    /// The bytes up to the end of the footer's trailer; any after it are left by a writer that
+    /// stopped.
+    committed: usize,
+}
+
+impl std::fmt::Debug for Archive<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Archive")
+            .field("bytes", &self.bytes.get().len())
+            .field("rows", &self.rows)
+            .field("chunks", &self.chunks.len())
+            .finish()
+    }
+}
+
+impl Archive<'static> {
+    /// Opens the archive at `path`, memory-mapped, with the default [`DecodeOptions`].
+    ///
+    /// The map reads the file as it is on disk: another process that truncates or rewrites the
+    /// file while it is open makes reads fail or see other bytes (appending, as
+    /// [`ArchiveWriter::append`](super::ArchiveWriter::append) does, is safe). Use
+    /// [`Archive::from_bytes`] on the file's contents read into memory to avoid that.
+    pub fn open(path: impl AsRef<FsPath>) -> Result<Self, ArchiveError> {
+        Self::open_with_options(path, DecodeOptions::default())
+    }
+
+    /// [`Self::open`] under the given limits.
+    pub fn open_with_options(
+        path: impl AsRef<FsPath>,
+        options: DecodeOptions,
+    ) -> Result<Self, ArchiveError> {
+        Self::map(&File::open(path)?, options)
+    }
+
+    /// Maps `file` and opens it.
+    pub(crate) fn map(file: &File, options: DecodeOptions) -> Result<Self, ArchiveError> {
+        let map = map_file(file)?;
+        Ok(Archive::new(Bytes::Mapped(map), options, false)?)
+    }
+
+    /// Opens an archive that has no footer, or a damaged one (its writer stopped before
+    /// [`finish`](super::ArchiveWriter::finish), say), by scanning it from the start: every
+    /// complete chunk whose checksums hold is listed, the rest dropped. Chunks listed have no
+    /// statistics.
+    pub fn recover(path: impl AsRef<FsPath>) -> Result<Self, ArchiveError> {
+        let map = map_file(&File::open(path)?)?;
+        Ok(Archive::new(
+            Bytes::Mapped(map),
+            DecodeOptions::default(),
+            true,
+        )?)
+    }
+}
+
+/// Maps `file` into memory.
+#[allow(unsafe_code)]
+fn map_file(file: &File) -> Result<memmap2::Mmap, ArchiveError> {
+    // SAFETY: the map is only ever read, as a byte slice, and every read is bounds-checked
+    // against the length the map had when it was made. What the OS cannot promise is that no
+    // other process changes the file meanwhile; `Archive::open` documents that, as every
+    // memory-mapping reader must.
+    Ok(unsafe { memmap2::Mmap::map(file)? })
+}
+
+impl<'a> Archive<'a> {
+    /// Opens an archive held in memory, with the default [`DecodeOptions`].
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        Self::from_bytes_with_options(bytes, DecodeOptions::default())
+    }
+
+    /// Opens an archive held in memory under the given limits.
+    pub fn from_bytes_with_options(
+        bytes: &'a [u8],
+        options: DecodeOptions,
+    ) -> Result<Self, DecodeError> {
+        Archive::new(Bytes::Borrowed(bytes), options, false)
+    }
+
+    /// [`Archive::recover`] for an archive held in memory.
+    pub fn recover_bytes(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        Archive::new(Bytes::Borrowed(bytes), DecodeOptions::default(), true)
+    }
+
+    fn new(bytes: Bytes<'a>, options: DecodeOptions, recover: bool) -> Result<Self, DecodeError> {
+        let all = bytes.get();
+        let head = Head::parse(all, &options)?;
+        if head.flags & ARCHIVE == 0 {
+            return Err(DecodeError::new(
+                DecodeErrorKind::SchemaMismatch,
+                "",
+                "the file holds one value, not an archive of rows: decode it with \
+                 tree_buf::decode or tree_buf::Reader",
+            ));
+        }
+        let header_schema = Schema::parse(0, head.len - head.schema.len() - 4..head.len - 4, all)?;
+        let scan = Scan::of(all, head.len, &options);
+        let (chunks, committed) = match (read_footer_at_end(all, head.len, &options), recover) {
+            (_, true) => (scan.chunks, scan.end),
+            (Ok(footer), false) => footer,
+            (Err(error), false) => match scan.last_footer {
+                Some(footer) => footer,
+                None => return Err(error),
+            },
+        };
+        let mut archive = Archive {
+            bytes: Bytes::Borrowed(&[]),
+            options,
+            schemas: vec![header_schema],
+            chunk_schemas: Vec::with_capacity(chunks.len()),
+            chunks: Vec::new(),
+            infos: Vec::new(),
+            rows: 0,
+            committed,
+        };
+        archive.check_chunks(all, head.len, chunks)?;
+        archive.bytes = bytes;
+        Ok(archive)
+    }
+
+    /// Checks that the chunks lie in order inside the archive, each a chunk section under a
+    /// schema section before it, and lists them.
+    fn check_chunks(
+        &mut self,
+        all: &[u8],
+        start: usize,
+        chunks: Vec<ChunkEntry>,
+    ) -> Result<(), DecodeError> {
+        let mut next = start;
+        let mut first_row = 0u64;
+        for chunk in &chunks {
+            let section = section_at(all, chunk.offset, chunk.size, next, self.committed)?;
+            next = chunk.offset as usize + section.len();
+            let read = read_section(section, self.options.verify_checksums)?;
+            if read.tag != CHUNK_SECTION || read.len != section.len() {
+                return Err(corrupt(format!(
+                    "the footer lists a chunk at {} that is not one",
+                    chunk.offset
+                )));
+            }
+            let schema = match self.schemas.iter().position(|s| s.offset == chunk.schema) {
+                Some(index) => index,
+                None => {
+                    let at = usize::try_from(chunk.schema)
+                        .ok()
+                        .filter(|&at| at >= start && at < chunk.offset as usize)
+                        .ok_or_else(|| corrupt("a chunk's schema section is not before it"))?;
+                    let read = read_section(&all[at..], self.options.verify_checksums)?;
+                    if read.tag != SCHEMA_SECTION {
+                        return Err(corrupt("a chunk's schema offset is not a schema section"));
+                    }
+                    let node_start = read.body.as_ptr() as usize - all.as_ptr() as usize;
+                    let node = node_start..node_start + read.body.len();
+                    self.schemas.push(Schema::parse(chunk.schema, node, all)?);
+                    self.schemas.len() - 1
+                }
+            };
+            let tree = &self.schemas[schema].tree;
+            if chunk.branches.len() != tree.branch_count() {
+                return Err(corrupt(format!(
+                    "the footer lists {} branches for a chunk whose schema has {}",
+                    chunk.branches.len(),
+                    tree.branch_count()
+                )));
+            }
+            self.infos.push(chunk_info(chunk, first_row, tree));
+            self.chunk_schemas.push(schema);
+            first_row = first_row
+                .checked_add(chunk.rows)
+                .ok_or_else(|| corrupt("the chunks' rows overflow"))?;
+        }
+        self.rows = first_row;
+        self.chunks = chunks;
+        Ok(())
+    }
+
+    /// The number of rows in all chunks.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The chunks, in order: where each is, its rows, and its branches with their statistics.
+    pub fn chunks(&self) -> &[ChunkInfo] {
+        &self.infos
+    }
+
+    /// The bytes after the last footer that no footer lists: left by a writer or an append
+    /// that stopped before finishing (0 for an archive that was finished).
+    pub fn unfinished_bytes(&self) -> usize {
+        self.bytes.get().len() - self.committed
+    }
+
+    pub(crate) fn committed_len(&self) -> usize {
+        self.committed
+    }
+
+    pub(crate) fn entries(&self) -> &[ChunkEntry] {
+        &self.chunks
+    }
+
+    /// The schema bytes of the last chunk (the header's if there is none), and their offset.
+    pub(crate) fn last_schema(&self) -> &[u8] {
+        let schema = &self.schemas[self.chunk_schemas.last().copied().unwrap_or(0)];
+        &self.bytes.get()[schema.node.clone()]
+    }
+
+    pub(crate) fn last_schema_offset(&self) -> u64 {
+        self.schemas[self.chunk_schemas.last().copied().unwrap_or(0)].offset
+    }
+
+    /// Checks every chunk's data against its checksums.
+    pub fn verify(&self) -> Result<(), DecodeError> {
+        for index in 0..self.chunks.len() {
+            let (chunk, _) = self.chunk(index)?;
+            chunk.verify_data(&self.options)?;
+        }
+        Ok(())
+    }
+
+    /// The rows of chunk `index`, as `T` (a type with fewer fields reads only their branches).
+    /// Fails if `index` is not a chunk's.
+    pub fn decode_chunk<T: Decode>(&self, index: usize) -> Result<Vec<T>, DecodeError> {
+        if index >= self.chunks.len() {
+            return Err(DecodeError::new(
+                DecodeErrorKind::PathNotFound,
+                "",
+                format!("chunk {index} of an archive of {}", self.chunks.len()),
+            ));
+        }
+        let budget = Budget::new(self.chunk_budget(index));
+        self.checked_rows(index, self.decode_chunk_with(index, budget)?)
+    }
+
+    /// Every row, as `T`; chunks are decoded in parallel if the options allow.
+    pub fn decode_all<T: Decode + Send>(&self) -> Result<Vec<T>, DecodeError> {
+        let parts = self.decode_each::<Vec<T>>()?;
+        let parts = (parts.into_iter().enumerate())
+            .map(|(index, rows)| self.checked_rows(index, rows))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(parts.into_iter().flatten().collect())
+    }
+
+    /// `rows`, decoded from chunk `index`, if they are as many as the footer says.
+    fn checked_rows<T>(&self, index: usize, rows: Vec<T>) -> Result<Vec<T>, DecodeError> {
+        if rows.len() as u64 != self.chunks[index].rows {
+            return Err(corrupt(format!(
+                "chunk {index} holds {} rows; the footer says {}",
+                rows.len(),
+                self.chunks[index].rows
+            )));
+        }
+        Ok(rows)
+    }
+
+    /// The rows in `range`, as `T`: only the chunks that hold them are read.
+    pub fn decode_rows<T: Decode>(&self, range: Range<u64>) -> Result<Vec<T>, DecodeError> {
+        let end = range.end.min(self.rows);
+        let mut rows = Vec::new();
+        for (index, info) in self.infos.iter().enumerate() {
+            let chunk_end = info.first_row + info.rows;
+            if chunk_end <= range.start || info.first_row >= end {
+                continue;
+            }
+            let decoded = self.decode_chunk::<T>(index)?;
+            let from = range.start.saturating_sub(info.first_row) as usize;
+            let to = (end - info.first_row) as usize;
+            rows.extend(decoded.into_iter().take(to).skip(from));
+        }
+        Ok(rows)
+    }
+
+    /// The rows a chunk at a time, as `T`: memory holds one chunk's rows at most.
+    pub fn iter<T: Decode>(&self) -> Result<Rows<'_, 'a, T>, DecodeError> {
+        Ok(Rows {
+            archive: self,
+            next_chunk: 0,
+            rows: Vec::new().into_iter(),
+        })
+    }
+
+    /// Every value at `path` (such as `[].name`), in row order, across all chunks, into the
+    /// collection `T` (such as `Vec<String>`): see [`Reader::decode_path`](crate::Reader::decode_path).
+    pub fn decode_path<T: Decode>(&self, path: impl AsPath) -> Result<T, DecodeError> {
+        let path = path.as_path()?;
+        let mut parts = Vec::with_capacity(self.chunks.len());
+        for index in 0..self.chunks.len() {
+            let tree = &self.schemas[self.chunk_schemas[index]].tree;
+            let route = resolve(tree.root(), &path)?;
+            let (chunk, checksums) = self.chunk(index)?;
+            let budget = Budget::new(self.chunk_budget(index));
+            let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
+            let mut count = 1;
+            for &(node, child) in &route.steps {
+                count = values_below(node, child, count, &mut ctx)?;
+            }
+            let mut decoder: T::Decoder =
+                decode_root(ctx, route.node.gathered(count), 1, self.options.parallel)?;
+            parts.push(decoder.next());
+        }
+        join(parts)
+    }
+
+    /// Decodes the whole archive as one value of `T`, as [`crate::decode`] does.
+    pub(crate) fn decode_whole<T: Decode>(&self) -> Result<T, DecodeError> {
+        let budget = Budget::new(self.whole_budget());
+        if self.chunks.len() == 1 {
+            return self.decode_chunk_with::<T>(0, budget);
+        }
+        let parts = (0..self.chunks.len())
+            .map(|index| self.decode_chunk_with::<T>(index, budget.clone()))
+            .collect::<Result<Vec<T>, _>>()?;
+        join(parts)
+    }
+
+    /// Each chunk decoded as `T` (on rayon's threads when allowed), all drawing on one budget.
+    fn decode_each<T: Decode + Send>(&self) -> Result<Vec<T>, DecodeError> {
+        let budget = Budget::new(self.whole_budget());
+        let indices: Vec<usize> = (0..self.chunks.len()).collect();
+        let parallel = self.options.parallel && self.chunks.len() > 1;
+        let decode = |index: usize| self.decode_chunk_with::<T>(index, budget.clone());
+        crate::parallel::map(indices, parallel, decode)
+            .into_iter()
+            .collect()
+    }
+
+    /// Decodes chunk `index` as one value of `T` (a sequence of its rows), drawing on `budget`.
+    fn decode_chunk_with<T: Decode>(&self, index: usize, budget: Budget) -> Result<T, DecodeError> {
+        let tree = &self.schemas[self.chunk_schemas[index]].tree;
+        let (chunk, checksums) = self.chunk(index)?;
+        let ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
+        let mut decoder: T::Decoder = decode_root(ctx, tree.root(), 1, self.options.parallel)?;
+        Ok(decoder.next())
+    }
+
+    /// The cap on decoded bytes for chunk `index` alone.
+    fn chunk_budget(&self, index: usize) -> u64 {
+        self.options.budget_for(self.chunks[index].size as usize)
+    }
+
+    /// The cap on decoded bytes for the whole archive.
+    fn whole_budget(&self) -> u64 {
+        self.options.budget_for(self.bytes.get().len())
+    }
+
+    /// Chunk `index`, its table checked, and the checksums of its branches.
+    fn chunk(&self, index: usize) -> Result<(Chunk<'_>, Vec<u32>), DecodeError> {
+        let entry = &self.chunks[index];
+        let tree = &self.schemas[self.chunk_schemas[index]].tree;
+        let start = entry.offset as usize;
+        let section = &self.bytes.get()[start..start + entry.size as usize];
+        let body = read_section(section, false)?.body;
+        let mut reader = ByteReader::new(body);
+        let chunk = Chunk::parse(&mut reader, tree.branch_count(), &self.options)?;
+        reader.finish("a chunk")?;
+        if chunk.rows != 1 {
+            return Err(corrupt("an archive's chunk holds one sequence of rows"));
+        }
+        let sizes_agree = (chunk.branches.iter().zip(&entry.branches))
+            .all(|(branch, listed)| branch.len() as u64 == listed.size);
+        if !sizes_agree {
+            return Err(corrupt(
+                "the footer and the chunk disagree on the sizes of its branches",
+            ));
+        }
+        let checksums = if self.options.verify_checksums {
+            entry.branches.iter().map(|branch| branch.crc).collect()
+        } else {
+            Vec::new()
+        };
+        Ok((chunk, checksums))
+    }
+}
+
+/// Joins the values decoded from each chunk into one.
+fn join<T: Decode>(parts: Vec<T>) -> Result<T, DecodeError> {
+    let chunks = parts.len();
+    T::join_chunks(parts).ok_or_else(|| {
+        DecodeError::new(
+            DecodeErrorKind::SchemaMismatch,
+            "",
+            format!(
+                "an archive of {chunks} chunks decodes as a sequence of its rows (a Vec, say), \
+                 not as one {}",
+                std::any::type_name::<T>()
+            ),
+        )
+    })
+}
+
+/// The rows of an archive, decoded a chunk at a time: see [`Archive::iter`].
+pub struct Rows<'r, 'a, T> {
+    archive: &'r Archive<'a>,
+    next_chunk: usize,
+    rows: std::vec::IntoIter<T>,
+}
+
+impl<T: Decode> Iterator for Rows<'_, '_, T> {
+    type Item = Result<T, DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(row) = self.rows.next() {
+                return Some(Ok(row));
+            }
+            if self.next_chunk >= self.archive.chunks.len() {
+                return None;
+            }
+            self.next_chunk += 1;
+            match self.archive.decode_chunk::<T>(self.next_chunk - 1) {
+                Ok(rows) => self.rows = rows.into_iter(),
+                Err(error) => {
+                    // Nothing after a chunk that fails.
+                    self.next_chunk = self.archive.chunks.len();
+                    return Some(Err(error));
+                }
+            }
+        }
+    }
+}
+
+impl Schema {
+    fn parse(offset: u64, node: Range<usize>, all: &[u8]) -> Result<Schema, DecodeError> {
+        let tree = SchemaTree::parse(&all[node.clone()])?;
+        if tree.root().node_type() != NodeType::Seq {
+            return Err(corrupt(format!(
+                "an archive's schema is a sequence of rows, not a {}",
+                tree.root().node_type()
+            )));
+        }
+        Ok(Schema { offset, node, tree })
+    }
+}
+
+/// The chunks of the footer that the trailer at the end of `all` points to, and where that
+/// trailer ends.
+fn read_footer_at_end(
+    all: &[u8],
+    start: usize,
+    options: &DecodeOptions,
+) -> Result<(Vec<ChunkEntry>, usize), DecodeError> {
+    let missing = |what: &str| {
+        DecodeError::new(
+            DecodeErrorKind::Truncated,
+            "",
+            format!(
+                "the archive {what}: its writer did not finish, or the file was cut short \
+                 (Archive::recover reads every complete chunk)"
+            ),
+        )
+    };
+    let Trailer {
+        footer_offset,
+        footer_crc,
+    } = read_trailer(&all[start.min(all.len())..]).ok_or_else(|| missing("has no trailer"))?;
+    let footer = usize::try_from(footer_offset)
+        .ok()
+        .filter(|&at| at >= start && at < all.len() - TRAILER_BYTES)
+        .ok_or_else(|| missing("has a trailer that points outside it"))?;
+    let section = read_section(&all[footer..], options.verify_checksums)?;
+    let stored_crc = all[footer + section.len - TRAILER_BYTES - 4..][..4]
+        .try_into()
+        .map(u32::from_le_bytes)
+        .unwrap_or_default();
+    if section.tag != FOOTER_SECTION
+        || footer + section.len != all.len()
+        || stored_crc != footer_crc
+    {
+        return Err(missing("has a trailer that does not match its footer"));
+    }
+    let (rows, chunks) = read_footer(section.body)?;
+    let listed = chunks
+        .iter()
+        .try_fold(0u64, |sum, chunk| sum.checked_add(chunk.rows));
+    if listed != Some(rows) {
+        return Err(corrupt(
+            "the footer's rows are not the sum of its chunks' rows",
+        ));
+    }
+    Ok((chunks, all.len()))
+}
+
+/// What a walk over an archive's sections from the start finds.
+struct Scan {
+    /// Every complete chunk whose checksums hold, as a footer would list it (no statistics).
+    chunks: Vec<ChunkEntry>,
+    /// The end of the last of those chunks (or of the header).
+    end: usize,
+    /// The last complete footer, and where its trailer ends.
+    last_footer: Option<(Vec<ChunkEntry>, usize)>,
+}
+
+impl Scan {
+    /// Walks the sections after the header (`start`), stopping at the first that is incomplete
+    /// or damaged.
+    fn of(all: &[u8], start: usize, options: &DecodeOptions) -> Scan {
+        let mut scan = Scan {
+            chunks: Vec::new(),
+            end: start,
+            last_footer: None,
+        };
+        let mut at = start;
+        let mut schema = (0u64, None::<SchemaTree>);
+        while at < all.len() {
+            let Ok(section) = read_section(&all[at..], options.verify_checksums) else {
+                break;
+            };
+            let end = at + section.len;
+            match section.tag {
+                SCHEMA_SECTION => match SchemaTree::parse(section.body) {
+                    Ok(tree) => schema = (at as u64, Some(tree)),
+                    Err(_) => break,
+                },
+                FOOTER_SECTION => {
+                    let footer = read_footer(section.body).ok();
+                    scan.last_footer = footer.map(|(_, chunks)| (chunks, end));
+                }
+                _ => {
+                    let branches = match &schema.1 {
+                        Some(tree) => tree.branch_count(),
+                        None => match Head::parse(all, options)
+                            .and_then(|head| SchemaTree::parse(head.schema))
+                        {
+                            Ok(tree) => {
+                                let count = tree.branch_count();
+                                schema.1 = Some(tree);
+                                count
+                            }
+                            Err(_) => break,
+                        },
+                    };
+                    match recovered_entry(section.body, branches, at, section.len, options) {
+                        Some(mut entry) => {
+                            entry.schema = schema.0;
+                            scan.chunks.push(entry);
+                            scan.end = end;
+                        }
+                        None => break,
+                    }
+                }
+            }
+            at = end;
+        }
+        scan
+    }
+}
+
+/// The footer entry of a complete chunk found by scanning, if its checksums hold; its rows are
+/// read from its root sequence's length.
+fn recovered_entry(
+    body: &[u8],
+    branch_count: usize,
+    offset: usize,
+    size: usize,
+    options: &DecodeOptions,
+) -> Option<ChunkEntry> {
+    let mut reader = ByteReader::new(body);
+    let chunk = Chunk::parse(&mut reader, branch_count, options).ok()?;
+    chunk.verify_data(options).ok()?;
+    let lengths = chunk.branches.first().copied().unwrap_or_default();
+    let mut budget = Budget::new(64);
+    let rows = crate::encodings::int::decode::<u64>(lengths, 1, &mut budget)
+        .ok()?
+        .first()
+        .copied()?;
+    Some(ChunkEntry {
+        offset: offset as u64,
+        size: size as u64,
+        schema: 0,
+        rows,
+        branches: (chunk.branches.iter())
+            .map(|branch| super::format::BranchEntry {
+                size: branch.len() as u64,
+                crc: crc32fast::hash(branch),
+                values: 0,
+                stats: RawStats::None,
+            })
+            .collect(),
+    })
+}
+
+/// The public description of a chunk whose schema is `tree`.
+fn chunk_info(chunk: &ChunkEntry, first_row: u64, tree: &SchemaTree) -> ChunkInfo {
+    let owners = tree.branch_owners();
+    ChunkInfo {
+        first_row,
+        rows: chunk.rows,
+        offset: chunk.offset,
+        bytes: chunk.size,
+        branches: (owners.iter().zip(&chunk.branches))
+            .map(|(owner, branch)| BranchInfo {
+                path: owner.path(),
+                node_type: owner.node_type(),
+                bytes: branch.size,
+                crc: branch.crc,
+                values: branch.values,
+                statistics: Statistics::read(&branch.stats, owner.node_type()),
+            })
+            .collect(),
+    }
+}
+
+impl Statistics {
+    /// Reads statistics as written for a branch of a node of `node_type`.
+    fn read(stats: &RawStats, node_type: NodeType) -> Option<Statistics> {
+        Some(match stats {
+            RawStats::None => return None,
+            RawStats::Nulls(nulls) => Statistics::Nulls(*nulls),
+            RawStats::Bytes { min, max } => Statistics::Str {
+                min: min.clone(),
+                max: max.clone(),
+            },
+            &RawStats::Words { width, min, max } => {
+                let bits = u32::from(width) * 8;
+                let signed = |word: u128| ((word << (128 - bits)) as i128) >> (128 - bits);
+                match node_type {
+                    NodeType::F32 if width == 4 => Statistics::Float {
+                        min: f64::from(f32::from_bits(min as u32)),
+                        max: f64::from(f32::from_bits(max as u32)),
+                    },
+                    NodeType::F64 if width == 8 => Statistics::Float {
+                        min: f64::from_bits(min as u64),
+                        max: f64::from_bits(max as u64),
+                    },
+                    NodeType::I8
+                    | NodeType::I16
+                    | NodeType::I32
+                    | NodeType::I64
+                    | NodeType::I128 => Statistics::Signed {
+                        min: signed(min),
+                        max: signed(max),
+                    },
+                    _ => Statistics::Unsigned { min, max },
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,252 @@
+//! Writes archives: rows pushed one at a time, a chunk written whenever enough have come.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use super::format::{
+    write_footer, write_schema_section, write_section_head, BranchEntry, ChunkEntry, CHUNK_SECTION,
+};
+use super::{stats, Archive, ArchiveError, ArchiveOptions};
+use crate::file::{write_head, Parts, WriteScratch, ARCHIVE, ARCHIVE_VERSION};
+use crate::schema::SchemaTree;
+use crate::types::{Encode, ValueEncoder};
+
+/// Rows between checks of how many bytes the chunk's columns take.
+const SIZE_CHECK_ROWS: usize = 64;
+
+/// Writes rows of type `T` to an archive, a chunk at a time: memory stays bounded by the chunk
+/// size however many rows are pushed. Call [`ArchiveWriter::finish`] at the end, which writes
+/// the footer; an archive whose writer stopped before that opens only through
+/// [`Archive::recover`].
+///
+/// ```
+/// use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
+/// use tree_buf::prelude::*;
+///
+/// #[derive(Encode, Decode, Debug, PartialEq)]
+/// struct Game { home: String, runs: u8 }
+///
+/// let options = ArchiveOptions::default().chunk_rows(2);
+/// let mut writer = ArchiveWriter::with_options(Vec::new(), options)?;
+/// for (home, runs) in [("BOS", 3), ("NYA", 5), ("CHA", 1)] {
+///     writer.push(&Game { home: home.into(), runs })?;
+/// }
+/// let bytes = writer.finish()?;
+///
+/// let archive = Archive::from_bytes(&bytes)?;
+/// assert_eq!(archive.rows(), 3);
+/// assert_eq!(archive.chunks().len(), 2);
+/// let games: Vec<Game> = archive.decode_all()?;
+/// assert_eq!(games[1], Game { home: "NYA".into(), runs: 5 });
+/// // A whole archive also decodes as a sequence of its rows.
+/// assert_eq!(decode::<Vec<Game>>(&bytes)?, games);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct ArchiveWriter<T: Encode + ?Sized, W: Write = BufWriter<File>> {
+    sink: W,
+    options: ArchiveOptions,
+    /// The columns of the chunk being collected.
+    encoder: T::Encoder,
+    rows: usize,
+    scratch: WriteScratch,
+    layout: Layout,
+}
+
+/// What has been written so far, for the footer.
+#[derive(Debug, Default)]
+struct Layout {
+    /// Bytes written: the offset of the next section.
+    position: u64,
+    /// The schema of the last chunk written, none before the header is.
+    schema: Option<Vec<u8>>,
+    /// The offset of that schema's section, 0 for the header's.
+    schema_offset: u64,
+    chunks: Vec<ChunkEntry>,
+    rows: u64,
+}
+
+impl<T: Encode + ?Sized> ArchiveWriter<T> {
+    /// Creates (or truncates) the archive at `path`.
+    pub fn create(path: impl AsRef<Path>) -> Result<Self, ArchiveError> {
+        Self::create_with_options(path, ArchiveOptions::default())
+    }
+
+    /// Creates (or truncates) the archive at `path`, written with `options`.
+    pub fn create_with_options(
+        path: impl AsRef<Path>,
+        options: ArchiveOptions,
+    ) -> Result<Self, ArchiveError> {
+        Self::with_options(BufWriter::new(File::create(path)?), options)
+    }
+
+    /// Opens the archive at `path` to add rows to it: new chunks go after the existing ones,
+    /// and [`Self::finish`] writes a footer that lists them all. The earlier data is never
+    /// rewritten, so an append that stops part way leaves the archive as it was (its footer
+    /// still opens it); bytes a stopped append left after the last footer are dropped first.
+    pub fn append(path: impl AsRef<Path>) -> Result<Self, ArchiveError> {
+        Self::append_with_options(path, ArchiveOptions::default())
+    }
+
+    /// [`Self::append`] with `options` for the new chunks.
+    pub fn append_with_options(
+        path: impl AsRef<Path>,
+        options: ArchiveOptions,
+    ) -> Result<Self, ArchiveError> {
+        let mut file = OpenOptions::new().read(true).write(true).open(path)?;
+        let archive = Archive::map(&file, options.decode.clone())?;
+        let layout = Layout {
+            position: archive.committed_len() as u64,
+            schema: Some(archive.last_schema().to_vec()),
+            schema_offset: archive.last_schema_offset(),
+            chunks: archive.entries().to_vec(),
+            rows: archive.rows(),
+        };
+        drop(archive);
+        file.set_len(layout.position)?;
+        file.seek(SeekFrom::Start(layout.position))?;
+        let mut writer = Self::with_options(BufWriter::new(file), options)?;
+        writer.layout = layout;
+        Ok(writer)
+    }
+}
+
+impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
+    /// An archive written to `sink` with the default options.
+    pub fn new(sink: W) -> Result<Self, ArchiveError> {
+        Self::with_options(sink, ArchiveOptions::default())
+    }
+
+    /// An archive written to `sink` with `options`. Nothing is written until the first chunk
+    /// is complete (or [`Self::finish`]).
+    pub fn with_options(sink: W, options: ArchiveOptions) -> Result<Self, ArchiveError> {
+        Ok(ArchiveWriter {
+            sink,
+            options,
+            encoder: T::Encoder::new(1),
+            rows: 0,
+            scratch: WriteScratch::default(),
+            layout: Layout::default(),
+        })
+    }
+
+    /// Adds a row; writes a chunk once the rows collected reach the options' chunk size.
+    pub fn push(&mut self, row: &T) -> Result<(), ArchiveError> {
+        self.encoder.push(row);
+        self.rows += 1;
+        let full = self.rows >= self.options.chunk_rows
+            || (self.rows % SIZE_CHECK_ROWS == 0
+                && self.encoder.bytes() >= self.options.chunk_bytes);
+        if full {
+            self.write_chunk()?;
+        }
+        Ok(())
+    }
+
+    /// The rows pushed so far, written or not.
+    pub fn rows(&self) -> u64 {
+        self.layout.rows + self.rows as u64
+    }
+
+    /// Writes the rows collected as a chunk, if there are any.
+    pub fn flush_chunk(&mut self) -> Result<(), ArchiveError> {
+        if self.rows > 0 {
+            self.write_chunk()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the last chunk, the footer and the trailer, and hands back the sink, flushed.
+    pub fn finish(mut self) -> Result<W, ArchiveError> {
+        self.flush_chunk()?;
+        if self.layout.schema.is_none() {
+            // No rows at all: the header still gives the rows' schema.
+            let encoder = std::mem::replace(&mut self.encoder, T::Encoder::new(1));
+            let layout = &mut self.layout;
+            self.scratch.encode_with(
+                &self.options.encode,
+                |out| out.seq(vec![0], |out| encoder.finish(out)),
+                |parts, out| {
+                    out.clear();
+                    layout.write_schema(out, parts.schema);
+                },
+            )?;
+            self.sink.write_all(&self.scratch.out)?;
+        }
+        let layout = &self.layout;
+        let out = &mut self.scratch.out;
+        out.clear();
+        write_footer(out, layout.position, layout.rows, &layout.chunks);
+        self.sink.write_all(out)?;
+        self.sink.flush()?;
+        Ok(self.sink)
+    }
+
+    fn write_chunk(&mut self) -> Result<(), ArchiveError> {
+        let encoder = std::mem::replace(&mut self.encoder, T::Encoder::new(1));
+        let rows = std::mem::take(&mut self.rows);
+        let layout = &mut self.layout;
+        let statistics = self.options.statistics;
+        self.scratch.encode_with(
+            &self.options.encode,
+            |out| out.seq(vec![rows as u64], |out| encoder.finish(out)),
+            |parts, out| {
+                out.clear();
+                layout.write_schema(out, parts.schema);
+                layout.write_chunk(out, &parts, rows as u64, statistics);
+            },
+        )?;
+        self.sink.write_all(&self.scratch.out)?;
+        Ok(())
+    }
+}
+
+impl Layout {
+    /// Writes the header with `schema`, or a schema section if `schema` is not the last one.
+    fn write_schema(&mut self, out: &mut Vec<u8>, schema: &[u8]) {
+        let start = out.len();
+        match &self.schema {
+            None => write_head(out, ARCHIVE_VERSION, ARCHIVE, schema),
+            Some(last) if last.as_slice() == schema => return,
+            Some(_) => {
+                self.schema_offset = self.position;
+                write_schema_section(out, schema);
+            }
+        }
+        self.schema = Some(schema.to_vec());
+        self.position += (out.len() - start) as u64;
+    }
+
+    /// Writes the chunk section of `parts`, which hold `rows` rows, and lists it for the footer.
+    fn write_chunk(&mut self, out: &mut Vec<u8>, parts: &Parts<'_>, rows: u64, statistics: bool) {
+        let start = out.len();
+        write_section_head(out, CHUNK_SECTION, parts.chunk_len());
+        parts.write_chunk(out);
+        let size = (out.len() - start) as u64;
+        let owners_tree = statistics.then(|| SchemaTree::parse(parts.schema));
+        let owners = match &owners_tree {
+            Some(Ok(tree)) => tree.branch_owners(),
+            _ => Vec::new(),
+        };
+        let branches = (parts.branches.iter().zip(parts.columns).enumerate())
+            .map(|(index, (branch, (column, _)))| BranchEntry {
+                size: branch.len() as u64,
+                crc: crc32fast::hash(branch),
+                values: column.len() as u64,
+                stats: match owners.get(index) {
+                    Some(owner) => stats::of(column, owner.node_type()),
+                    None => super::format::RawStats::None,
+                },
+            })
+            .collect();
+        self.chunks.push(ChunkEntry {
+            offset: self.position,
+            size,
+            schema: self.schema_offset,
+            rows,
+            branches,
+        });
+        self.position += size;
+        self.rows += rows;
+    }
+}

@@ -1,0 +1,416 @@
+//! Archives: chunked writing, the footer and its statistics, partial and parallel reading,
+//! appending, recovery, and hostile bytes.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use tree_buf::archive::{Archive, ArchiveError, ArchiveOptions, ArchiveWriter, Statistics};
+use tree_buf::prelude::*;
+use tree_buf::{DecodeErrorKind, NodeType};
+
+#[derive(Encode, Decode, Debug, Clone, PartialEq)]
+struct Game {
+    id: u32,
+    home: String,
+    delta: i16,
+    attendance: Option<u32>,
+    innings: Vec<u8>,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct HomeOnly {
+    home: String,
+}
+
+fn game(i: u32) -> Game {
+    Game {
+        id: i,
+        home: ["BOS", "NYA", "CHA", "DET"][i as usize % 4].to_owned(),
+        delta: (i as i16 % 7) - 3,
+        attendance: (i % 3 != 0).then_some(20_000 + i),
+        innings: vec![(i % 5) as u8; (i % 4) as usize],
+    }
+}
+
+fn write(rows: impl IntoIterator<Item = Game>, options: ArchiveOptions) -> Vec<u8> {
+    let mut writer = ArchiveWriter::with_options(Vec::new(), options).unwrap();
+    for row in rows {
+        writer.push(&row).unwrap();
+    }
+    writer.finish().unwrap()
+}
+
+/// A file in the temporary directory, removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str) -> TempFile {
+        let path =
+            std::env::temp_dir().join(format!("tree-buf-test-{}-{name}.tb", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        TempFile(path)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn rows_come_back_from_every_way_of_reading() {
+    let games: Vec<Game> = (0..1000).map(game).collect();
+    let bytes = write(games.clone(), ArchiveOptions::default().chunk_rows(300));
+    let archive = Archive::from_bytes(&bytes).unwrap();
+    assert_eq!(archive.rows(), 1000);
+    let chunks = archive.chunks();
+    assert_eq!(
+        chunks
+            .iter()
+            .map(|c| (c.first_row, c.rows))
+            .collect::<Vec<_>>(),
+        [(0, 300), (300, 300), (600, 300), (900, 100)]
+    );
+    assert_eq!(archive.decode_all::<Game>().unwrap(), games);
+    assert_eq!(decode::<Vec<Game>>(&bytes).unwrap(), games);
+    let iterated: Vec<Game> = archive.iter().unwrap().map(Result::unwrap).collect();
+    assert_eq!(iterated, games);
+    assert_eq!(
+        archive.decode_rows::<Game>(250..610).unwrap(),
+        games[250..610]
+    );
+    assert_eq!(
+        archive.decode_rows::<Game>(990..5000).unwrap(),
+        games[990..]
+    );
+    assert!(archive.decode_rows::<Game>(5000..6000).unwrap().is_empty());
+    let homes: Vec<HomeOnly> = archive.decode_rows(0..4).unwrap();
+    assert_eq!(homes[1], HomeOnly { home: "NYA".into() });
+    let ids: Vec<u32> = archive.decode_path("[].id").unwrap();
+    assert_eq!(ids, (0..1000).collect::<Vec<_>>());
+    let innings: Vec<u8> = archive.decode_path("[].innings.[]").unwrap();
+    assert_eq!(
+        innings.len(),
+        games.iter().map(|g| g.innings.len()).sum::<usize>()
+    );
+    assert_eq!(archive.decode_chunk::<Game>(1).unwrap(), games[300..600]);
+    assert_eq!(
+        archive.decode_chunk::<Game>(4).unwrap_err().kind(),
+        DecodeErrorKind::PathNotFound
+    );
+    archive.verify().unwrap();
+    // As values: the rows of every chunk, in one array.
+    let value: Value = decode(&bytes).unwrap();
+    let Value::Array(rows) = value else {
+        panic!("an array of rows")
+    };
+    assert_eq!(rows.len(), 1000);
+}
+
+#[test]
+fn the_footer_holds_statistics_of_every_branch() {
+    let bytes = write((0..100).map(game), ArchiveOptions::default().chunk_rows(60));
+    let archive = Archive::from_bytes(&bytes).unwrap();
+    let first = &archive.chunks()[0];
+    // The first branch at `path`: an option's presence comes before its values, which have
+    // the same path.
+    let branch = |path: &str| {
+        first
+            .branches
+            .iter()
+            .find(|branch| branch.path == path)
+            .unwrap_or_else(|| panic!("a branch at {path}"))
+    };
+    assert_eq!(
+        branch("[].id").statistics,
+        Some(Statistics::Unsigned { min: 0, max: 59 })
+    );
+    assert_eq!(branch("[].id").values, 60);
+    assert_eq!(
+        branch("[].delta").statistics,
+        Some(Statistics::Signed { min: -3, max: 3 })
+    );
+    assert_eq!(
+        branch("[].home").statistics,
+        Some(Statistics::Str {
+            min: b"BOS".to_vec(),
+            max: b"NYA".to_vec()
+        })
+    );
+    let attendance = branch("[].attendance");
+    assert_eq!(attendance.node_type, NodeType::Option);
+    assert_eq!(attendance.statistics, Some(Statistics::Nulls(20)));
+    let present = (first.branches.iter())
+        .find(|b| b.path == "[].attendance" && b.node_type == NodeType::U32)
+        .unwrap();
+    assert_eq!(
+        present.statistics,
+        Some(Statistics::Unsigned {
+            min: 20_001,
+            max: 20_059
+        })
+    );
+    assert_eq!(
+        branch("[].innings").statistics,
+        Some(Statistics::Unsigned { min: 0, max: 3 })
+    );
+    // The second chunk's ids start where the first's end.
+    let second = &archive.chunks()[1];
+    let ids = second.branches.iter().find(|b| b.path == "[].id").unwrap();
+    assert_eq!(
+        ids.statistics,
+        Some(Statistics::Unsigned { min: 60, max: 99 })
+    );
+    // Without statistics, the branches are still listed.
+    let bare = write(
+        (0..100).map(game),
+        ArchiveOptions::default().statistics(false),
+    );
+    let archive = Archive::from_bytes(&bare).unwrap();
+    assert!(archive.chunks()[0]
+        .branches
+        .iter()
+        .all(|b| b.statistics.is_none() && b.bytes > 0));
+    assert!(bare.len() < bytes.len());
+}
+
+#[test]
+fn floats_and_bools_get_bounds() {
+    let rows: Vec<(f32, f64, bool)> = vec![(1.5, -0.25, false), (f32::NAN, 8.0, false)];
+    let mut writer = ArchiveWriter::new(Vec::new()).unwrap();
+    for row in &rows {
+        writer.push(row).unwrap();
+    }
+    let bytes = writer.finish().unwrap();
+    let archive = Archive::from_bytes(&bytes).unwrap();
+    let stats: BTreeMap<String, Option<Statistics>> = (archive.chunks()[0].branches.iter())
+        .map(|b| (b.path.clone(), b.statistics.clone()))
+        .collect();
+    assert_eq!(
+        stats["[].0"],
+        Some(Statistics::Float { min: 1.5, max: 1.5 })
+    );
+    assert_eq!(
+        stats["[].1"],
+        Some(Statistics::Float {
+            min: -0.25,
+            max: 8.0
+        })
+    );
+    assert_eq!(stats["[].2"], Some(Statistics::Unsigned { min: 0, max: 0 }));
+}
+
+#[test]
+fn chunks_end_at_a_size_in_bytes_too() {
+    let options = ArchiveOptions::default().chunk_bytes(64 * 1024);
+    let bytes = write((0..20_000).map(game), options);
+    let archive = Archive::from_bytes(&bytes).unwrap();
+    assert!(archive.chunks().len() > 3, "{}", archive.chunks().len());
+    assert_eq!(archive.rows(), 20_000);
+    assert_eq!(archive.decode_all::<Game>().unwrap()[19_999], game(19_999));
+}
+
+#[test]
+fn empty_and_one_chunk_archives() {
+    let empty = write([], ArchiveOptions::default());
+    let archive = Archive::from_bytes(&empty).unwrap();
+    assert_eq!((archive.rows(), archive.chunks().len()), (0, 0));
+    assert!(archive.decode_all::<Game>().unwrap().is_empty());
+    assert!(decode::<Vec<Game>>(&empty).unwrap().is_empty());
+    assert_eq!(decode::<Value>(&empty).unwrap(), Value::Array(Vec::new()));
+
+    let one = write((0..10).map(game), ArchiveOptions::default());
+    assert_eq!(
+        decode::<Vec<Game>>(&one).unwrap(),
+        (0..10).map(game).collect::<Vec<_>>()
+    );
+    // A single value is not a sequence of chunks' rows.
+    let two = write((0..10).map(game), ArchiveOptions::default().chunk_rows(5));
+    let error = decode::<Game>(&two).unwrap_err();
+    assert_eq!(error.kind(), DecodeErrorKind::SchemaMismatch);
+    // A file of one value is not an archive, and says how to read it.
+    let plain = encode(&vec![game(1)]);
+    let error = Archive::from_bytes(&plain).unwrap_err();
+    assert_eq!(error.kind(), DecodeErrorKind::SchemaMismatch);
+    assert!(error.message().contains("tree_buf::decode"));
+}
+
+#[test]
+fn rows_of_values_may_change_shape_between_chunks() {
+    let rows: Vec<Value> = vec![
+        serde_json::json!({"a": 1, "b": "x"}),
+        serde_json::json!({"a": 2, "b": "y"}),
+        serde_json::json!({"a": 2.5, "b": "z", "c": true}),
+        serde_json::json!({"a": 3, "c": false}),
+        serde_json::json!({"a": 4, "b": "w"}),
+    ]
+    .into_iter()
+    .map(Value::from)
+    .collect();
+    let mut writer =
+        ArchiveWriter::with_options(Vec::new(), ArchiveOptions::default().chunk_rows(2)).unwrap();
+    for row in &rows {
+        writer.push(row).unwrap();
+    }
+    let bytes = writer.finish().unwrap();
+    let archive = Archive::from_bytes(&bytes).unwrap();
+    assert_eq!(archive.chunks().len(), 3);
+    assert_eq!(archive.decode_all::<Value>().unwrap(), rows);
+    assert_eq!(decode::<Value>(&bytes).unwrap(), Value::Array(rows.clone()));
+
+    // Read as a type, each chunk by the evolution rules: absent fields are `None`.
+    #[derive(Decode, Debug, PartialEq)]
+    struct Row {
+        b: Option<String>,
+        c: Option<bool>,
+    }
+    let typed: Vec<Row> = archive.decode_all().unwrap();
+    assert_eq!(
+        typed[0],
+        Row {
+            b: Some("x".into()),
+            c: None
+        }
+    );
+    assert_eq!(
+        typed[3],
+        Row {
+            b: None,
+            c: Some(false)
+        }
+    );
+}
+
+#[test]
+fn appending_adds_chunks_and_keeps_the_earlier_ones() {
+    let file = TempFile::new("append");
+    let mut writer = ArchiveWriter::<Game>::create(&file.0).unwrap();
+    for i in 0..10 {
+        writer.push(&game(i)).unwrap();
+    }
+    writer.finish().unwrap();
+    for round in 1..=2u32 {
+        let mut writer = ArchiveWriter::<Game>::append(&file.0).unwrap();
+        assert_eq!(writer.rows(), 10 * u64::from(round));
+        for i in 10 * round..10 * round + 10 {
+            writer.push(&game(i)).unwrap();
+        }
+        writer.finish().unwrap();
+    }
+    let archive = Archive::open(&file.0).unwrap();
+    assert_eq!(archive.chunks().len(), 3);
+    assert_eq!(
+        archive.decode_all::<Game>().unwrap(),
+        (0..30).map(game).collect::<Vec<_>>()
+    );
+    assert_eq!(archive.unfinished_bytes(), 0);
+    // Rows of the same type share the header's schema: no schema section was needed.
+    let bytes = std::fs::read(&file.0).unwrap();
+    assert_eq!(decode::<Vec<Game>>(&bytes).unwrap().len(), 30);
+}
+
+#[test]
+fn an_append_that_stops_leaves_the_archive_as_it_was() {
+    let file = TempFile::new("torn");
+    let bytes = write((0..10).map(game), ArchiveOptions::default());
+    std::fs::write(&file.0, &bytes).unwrap();
+    // An append that wrote a chunk but no footer.
+    let mut writer = ArchiveWriter::<Game>::append(&file.0).unwrap();
+    writer.push(&game(10)).unwrap();
+    writer.flush_chunk().unwrap();
+    drop(writer);
+    let torn = std::fs::read(&file.0).unwrap();
+    assert!(torn.len() > bytes.len());
+    for cut in bytes.len()..=torn.len() {
+        let archive = Archive::from_bytes(&torn[..cut]).unwrap();
+        assert_eq!(archive.rows(), 10, "cut at {cut}");
+        assert_eq!(archive.unfinished_bytes(), cut - bytes.len());
+    }
+    // The chunk the append finished is there for recovery.
+    let recovered = Archive::recover_bytes(&torn).unwrap();
+    assert_eq!(recovered.rows(), 11);
+    assert_eq!(recovered.decode_all::<Game>().unwrap()[10], game(10));
+    // The next append drops the unfinished bytes first.
+    let mut writer = ArchiveWriter::<Game>::append(&file.0).unwrap();
+    writer.push(&game(11)).unwrap();
+    writer.finish().unwrap();
+    let archive = Archive::open(&file.0).unwrap();
+    let ids: Vec<u32> = archive.decode_path("[].id").unwrap();
+    assert_eq!(ids, (0..10).chain([11]).collect::<Vec<_>>());
+}
+
+#[test]
+fn an_unfinished_archive_is_an_error_that_names_recovery() {
+    let file = TempFile::new("unfinished");
+    let options = ArchiveOptions::default().chunk_rows(4);
+    let mut writer = ArchiveWriter::<Game>::create_with_options(&file.0, options).unwrap();
+    for i in 0..10 {
+        writer.push(&game(i)).unwrap();
+    }
+    writer.flush_chunk().unwrap();
+    // Dropped without `finish`: the file holds three chunks and no footer.
+    drop(writer);
+    let bytes = std::fs::read(&file.0).unwrap();
+    let error = Archive::from_bytes(&bytes).unwrap_err();
+    assert_eq!(error.kind(), DecodeErrorKind::Truncated);
+    assert!(error.message().contains("Archive::recover"), "{error}");
+    let recovered = Archive::recover(&file.0).unwrap();
+    assert_eq!(recovered.rows(), 10);
+    assert_eq!(
+        recovered.decode_all::<Game>().unwrap(),
+        (0..10).map(game).collect::<Vec<_>>()
+    );
+    // Cut inside the last chunk: the complete ones are recovered.
+    let cut = &bytes[..bytes.len() - 3];
+    assert_eq!(Archive::recover_bytes(cut).unwrap().rows(), 8);
+}
+
+#[test]
+fn hostile_archives_are_errors_not_panics() {
+    let bytes = write((0..50).map(game), ArchiveOptions::default().chunk_rows(20));
+    let read_all = |bytes: &[u8]| -> Result<usize, tree_buf::DecodeError> {
+        let archive = Archive::from_bytes(bytes)?;
+        let rows = archive.decode_all::<Game>()?;
+        let _ = archive.decode_path::<Vec<String>>("[].home");
+        let _ = archive.decode_rows::<HomeOnly>(10..30);
+        let _ = decode::<Vec<Game>>(bytes);
+        Ok(rows.len())
+    };
+    for cut in 0..bytes.len() {
+        assert!(read_all(&bytes[..cut]).is_err(), "cut at {cut}");
+        let _ = Archive::recover_bytes(&bytes[..cut]).map(|a| a.decode_all::<Game>());
+    }
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for round in 0..3000 {
+        let mut bad = bytes.clone();
+        for _ in 0..1 + round % 4 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let at = (state % bad.len() as u64) as usize;
+            bad[at] ^= 1 << ((state >> 60) as u8 % 8);
+        }
+        if let Ok(rows) = read_all(&bad) {
+            assert_eq!(rows, 50);
+        }
+        let _ = Archive::recover_bytes(&bad).map(|a| a.decode_all::<Game>());
+        let unchecked = tree_buf::DecodeOptions::default().verify_checksums(false);
+        let _ = Archive::from_bytes_with_options(&bad, unchecked).map(|a| {
+            (
+                a.decode_all::<Game>(),
+                a.decode_path::<Vec<u8>>("[].innings.[]"),
+            )
+        });
+    }
+}
+
+#[test]
+fn io_errors_are_archive_errors() {
+    let missing = std::env::temp_dir().join("tree-buf-no-such-dir/archive.tb");
+    assert!(matches!(
+        ArchiveWriter::<Game>::create(&missing),
+        Err(ArchiveError::Io(_))
+    ));
+    assert!(matches!(Archive::open(&missing), Err(ArchiveError::Io(_))));
+}
