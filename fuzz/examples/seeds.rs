@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use arbitrary::{Arbitrary, Unstructured};
+use tree_buf::archive::{ArchiveOptions, ArchiveWriter};
 use tree_buf::{encode_with_options, Encode, EncodeOptions, Preference, Value};
 use tree_buf_datasets::{baseball, geojson, graphql, stocks};
 use tree_buf_fuzz::{Kind, Record, RoundTrip, Shapes};
@@ -66,11 +67,15 @@ fn main() {
     match corpus.as_deref() {
         None => {
             files();
+            archives();
             round_trip();
         }
         Some("files") => files(),
+        Some("archives") => archives(),
         Some("round_trip") => round_trip(),
-        Some(other) => panic!("no corpus `{other}`: name `files` or `round_trip`, or neither"),
+        Some(other) => {
+            panic!("no corpus `{other}`: name `files`, `archives` or `round_trip`, or none")
+        }
     }
 }
 
@@ -162,6 +167,54 @@ fn files() {
     databank.batting.truncate(30);
     databank.fielding.truncate(30);
     write(&dir, "baseball", &databank);
+}
+
+/// Writes `fuzz/seeds/archives/`: archives of several chunks, of records and of values whose
+/// schema widens part way, one appended to twice and one whose writer stopped before its footer.
+fn archives() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds/archives");
+    std::fs::create_dir_all(&dir).unwrap();
+    let save = |name: &str, bytes: &[u8]| {
+        let path = dir.join(format!("{name}.tb"));
+        std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        println!("{:>7} bytes  {}", bytes.len(), path.display());
+    };
+    let chunks = |rows| ArchiveOptions::default().chunk_rows(rows);
+
+    let mut writer = ArchiveWriter::with_options(Vec::new(), chunks(4)).unwrap();
+    for record in many::<Record>(10, 300, 11) {
+        writer.push(&record).unwrap();
+    }
+    save("records", &writer.finish().unwrap());
+
+    let mut writer = ArchiveWriter::with_options(Vec::new(), chunks(3)).unwrap();
+    for i in 0..9i64 {
+        let row = match i {
+            0..=2 => serde_json::json!({"id": i, "name": format!("n{i}")}),
+            3..=5 => serde_json::json!({"id": i as f64 + 0.5, "name": null, "late": [i]}),
+            _ => serde_json::json!({"id": i, "late": {"deep": i % 2 == 0}}),
+        };
+        writer.push(&Value::from(row)).unwrap();
+    }
+    save("values", &writer.finish().unwrap());
+
+    let path = std::env::temp_dir().join(format!("tree-buf-seed-{}.tb", std::process::id()));
+    ArchiveWriter::<Record>::create(&path).unwrap().finish().unwrap();
+    for round in 0..2 {
+        let mut writer = ArchiveWriter::<Record>::append_with_options(&path, chunks(2)).unwrap();
+        for record in many::<Record>(3, 200, 12 + round) {
+            writer.push(&record).unwrap();
+        }
+        writer.finish().unwrap();
+    }
+    save("appended", &std::fs::read(&path).unwrap());
+    let mut writer = ArchiveWriter::<Record>::create_with_options(&path, chunks(2)).unwrap();
+    for record in many::<Record>(5, 200, 14) {
+        writer.push(&record).unwrap();
+    }
+    drop(writer);
+    save("unfinished", &std::fs::read(&path).unwrap());
+    std::fs::remove_file(&path).unwrap();
 }
 
 /// How many bytes of noise a round-trip candidate starts from: room for a few dozen records.

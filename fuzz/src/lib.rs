@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use arbitrary::{Arbitrary, Unstructured};
+use tree_buf::archive::Archive;
 use tree_buf::{
     decode_with_options, encode_with_options, size_breakdown, size_breakdown_with_options,
     try_encode, BreakdownOptions, Buffer, Decode, DecodeOptions, Encode, EncodeErrorKind,
@@ -231,6 +232,61 @@ pub fn partial(bytes: &[u8]) -> Partial {
         paths,
         values,
     }
+}
+
+/// What [`archive`] could read of an archive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Archived {
+    /// Its rows, if it opened (checksums verified) and every row decoded as a [`Value`].
+    pub rows: Option<u64>,
+    /// Its rows decoded as [`Record`]s.
+    pub records: bool,
+    /// The rows of the complete chunks a scan found, if it found any.
+    pub recovered: Option<u64>,
+}
+
+/// Opens `bytes` as an archive (and, when that fails, recovers it by scanning) and reads it every
+/// way an archive is read: all rows, a range, a path, a chunk at a time, as a sequence.
+pub fn archive(bytes: &[u8]) -> Archived {
+    let mut archived = Archived::default();
+    for (options, verified) in [(DecodeOptions::default(), true), (unchecked(), false)] {
+        let Ok(archive) = Archive::from_bytes_with_options(bytes, options.clone()) else {
+            continue;
+        };
+        let listed: u64 = archive.chunks().iter().map(|chunk| chunk.rows).sum();
+        assert_eq!(listed, archive.rows(), "the chunks' rows do not add up");
+        let values = archive.decode_all::<Value>();
+        if let Ok(values) = &values {
+            assert_eq!(values.len() as u64, archive.rows(), "rows were lost");
+            let iterated: Result<Vec<Value>, _> =
+                archive.iter::<Value>().and_then(Iterator::collect);
+            if let Ok(iterated) = iterated {
+                assert_eq!(&iterated, values, "iterating reads other rows");
+            }
+            if let Ok(some) = archive.decode_rows::<Value>(1..3) {
+                assert_eq!(
+                    some.as_slice(),
+                    &values[1.min(values.len())..3.min(values.len())]
+                );
+            }
+        }
+        let records = archive.decode_all::<Record>().is_ok();
+        let _ = archive.decode_rows::<RecordSubset>(0..2);
+        let _ = archive.decode_path::<Vec<Value>>("[].name");
+        let _ = archive.decode_path::<Vec<u64>>("[]");
+        let _ = decode_with_options::<Vec<RecordSubset>>(bytes, &options);
+        let _ = archive.verify();
+        if verified {
+            archived.rows = values.ok().map(|_| archive.rows());
+            archived.records = records;
+        }
+    }
+    if let Ok(recovered) = Archive::recover_bytes(bytes) {
+        if recovered.decode_all::<Value>().is_ok() {
+            archived.recovered = Some(recovered.rows());
+        }
+    }
+    archived
 }
 
 /// A round-trip input: records and the options to encode them with.

@@ -414,3 +414,63 @@ fn io_errors_are_archive_errors() {
     ));
     assert!(matches!(Archive::open(&missing), Err(ArchiveError::Io(_))));
 }
+
+/// The environment variable naming the archive that [`append_until_killed`] appends to.
+const CHILD_ARCHIVE: &str = "TREE_BUF_TEST_APPEND_UNTIL_KILLED";
+
+/// The child half of `appends_killed_at_any_moment_leave_a_readable_archive`: appends rounds
+/// of 100 rows (4 chunks each) to the archive the environment names, until it is killed.
+#[test]
+#[ignore = "a child process of appends_killed_at_any_moment_leave_a_readable_archive"]
+fn append_until_killed() {
+    let Ok(path) = std::env::var(CHILD_ARCHIVE) else {
+        return;
+    };
+    let options = ArchiveOptions::default().chunk_rows(25);
+    loop {
+        let mut writer =
+            ArchiveWriter::<Game>::append_with_options(&path, options.clone()).unwrap();
+        let start = writer.rows() as u32;
+        for i in start..start + 100 {
+            writer.push(&game(i)).unwrap();
+        }
+        writer.finish().unwrap();
+    }
+}
+
+#[test]
+fn appends_killed_at_any_moment_leave_a_readable_archive() {
+    let file = TempFile::new("killed");
+    ArchiveWriter::<Game>::create(&file.0)
+        .unwrap()
+        .finish()
+        .unwrap();
+    let mut last_rows = 0;
+    for attempt in 0..24u64 {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "append_until_killed", "--ignored", "--nocapture"])
+            .env(CHILD_ARCHIVE, &file.0)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Kill it at a different moment each time (SIGKILL on Unix): while starting, while
+        // writing chunks, while writing a footer.
+        std::thread::sleep(std::time::Duration::from_micros(
+            5_000 + attempt * 7_919 % 40_000,
+        ));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let archive = Archive::open(&file.0).unwrap();
+        let rows = archive.rows();
+        assert_eq!(rows % 100, 0, "only finished appends count");
+        assert!(rows >= last_rows);
+        let ids: Vec<u32> = archive.decode_path("[].id").unwrap();
+        assert!(ids.iter().copied().eq(0..rows as u32));
+        let recovered = Archive::recover(&file.0).unwrap();
+        assert!(recovered.rows() >= rows);
+        let all: Vec<Game> = recovered.decode_all().unwrap();
+        assert!(all.iter().enumerate().all(|(i, g)| *g == game(i as u32)));
+        last_rows = rows;
+    }
+    assert!(last_rows > 0, "the appends made progress");
+}

@@ -111,3 +111,24 @@ fn round_trip() {
         below.join(", ")
     );
 }
+
+#[test]
+fn archive() {
+    let expected = |seed: &str| match seed {
+        "records.tb" => (Some(10), true, Some(10)),
+        "values.tb" => (Some(9), false, Some(9)),
+        "appended.tb" => (Some(6), true, Some(6)),
+        // Its writer stopped after two chunks of two rows: only recovery reads it.
+        "unfinished.tb" => (None, false, Some(4)),
+        other => panic!("an archive seed this test does not know: {other}"),
+    };
+    for path in seeds("seeds/archives") {
+        let seed = path.file_name().unwrap().to_str().unwrap();
+        let archived = checks::archive(&std::fs::read(&path).unwrap());
+        let read = (archived.rows, archived.records, archived.recovered);
+        assert_eq!(read, expected(seed), "{seed}");
+    }
+    for path in files("regressions/archive") {
+        checks::archive(&std::fs::read(&path).unwrap());
+    }
+}

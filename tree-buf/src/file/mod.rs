@@ -1,20 +1,21 @@
-//! The file: header, schema, and one chunk of branches.
+//! The file: header, schema, and one chunk of branches. Archives (many chunks, a footer) build on
+//! these pieces: see [`crate::archive`].
 //!
 //! ```text
 //! file   := header schema chunk
-//! header := "TBUF" version:u8 flags:u8          version 1 to VERSION; no flags are defined
-//!                                               (must be 0)
+//! header := "TBUF" version:u8 flags:u8          version 1 to ARCHIVE_VERSION; flags: ARCHIVE
+//!                                               (version 4 on), no others
 //! schema := size:varint node crc:u32le          node as in `schema::tree`; crc is CRC-32
 //!                                               (IEEE) of every byte from the header's first on
 //! chunk  := rows:varint branch_size:varint{B} table_crc:u32le branch{B} data_crc:u32le
-//!           rows is the number of root values (1 for a file written by `encode`); B is the
-//!           number of schema nodes that own a stream, in pre-order; table_crc covers rows and
-//!           sizes, data_crc every branch byte
+//!           rows is the number of root values (1 for a file written by `encode`, and for every
+//!           chunk of an archive); B is the number of schema nodes that own a stream, in
+//!           pre-order; table_crc covers rows and sizes, data_crc every branch byte
 //! ```
 //!
-//! A reader reads every version from 1 to [`VERSION`], the one it writes. Every branch is
-//! skippable by its size without being parsed. A chunk carries everything needed to decode it
-//! given the schema, so a later version can append more chunks that share it.
+//! A reader reads every version from 1 to [`ARCHIVE_VERSION`]. Every branch is skippable by its
+//! size without being parsed, and a chunk carries everything needed to decode it given the
+//! schema.
 
 mod read;
 mod write;
