@@ -199,7 +199,10 @@ fn archives() {
     save("values", &writer.finish().unwrap());
 
     let path = std::env::temp_dir().join(format!("tree-buf-seed-{}.tb", std::process::id()));
-    ArchiveWriter::<Record>::create(&path).unwrap().finish().unwrap();
+    ArchiveWriter::<Record>::create(&path)
+        .unwrap()
+        .finish()
+        .unwrap();
     for round in 0..2 {
         let mut writer = ArchiveWriter::<Record>::append_with_options(&path, chunks(2)).unwrap();
         for record in many::<Record>(3, 200, 12 + round) {
