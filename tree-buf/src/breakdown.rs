@@ -5,6 +5,7 @@ use std::fmt;
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 
+use crate::archive::Archive;
 use crate::branch::branch_encoding;
 use crate::encodings::describe::Describer;
 pub use crate::encodings::describe::{Codec, Encoding};
@@ -112,11 +113,57 @@ pub fn size_breakdown(bytes: &[u8]) -> Result<SizeBreakdown, DecodeError> {
 }
 
 /// [`size_breakdown`], reading as far as `options` say.
+///
+/// For an archive, the sizes are the totals over its chunks: each path's branches added up
+/// (with the encoding of its largest one), every schema in `schema_bytes`, and the chunks'
+/// tables, the sections' framing, the footer and the trailer in `table_bytes`. Per chunk, see
+/// [`Archive::chunk_reader`](crate::archive::Archive::chunk_reader).
 pub fn size_breakdown_with_options(
     bytes: &[u8],
     options: &BreakdownOptions,
 ) -> Result<SizeBreakdown, DecodeError> {
-    let reader = Reader::new(bytes)?;
+    if !is_archive(bytes) {
+        return Ok(of_reader(&Reader::new(bytes)?, bytes.len(), options));
+    }
+    let archive = Archive::from_bytes(bytes)?;
+    let mut branches: Vec<BranchSize> = Vec::new();
+    for index in 0..archive.chunks().len() {
+        let reader = archive.chunk_reader(index)?;
+        for branch in of_reader(&reader, 0, options).branches {
+            let same =
+                |b: &&mut BranchSize| b.path == branch.path && b.node_type == branch.node_type;
+            match branches.iter_mut().find(same) {
+                Some(total) => {
+                    if branch.bytes > total.bytes {
+                        total.encoding = branch.encoding.clone();
+                    }
+                    total.bytes += branch.bytes;
+                }
+                None => branches.push(branch),
+            }
+        }
+    }
+    let header_bytes = crate::file::HEADER_BYTES;
+    let schema_bytes = archive.schema_bytes();
+    let branch_bytes: usize = branches.iter().map(|branch| branch.bytes).sum();
+    Ok(SizeBreakdown {
+        total_bytes: bytes.len(),
+        header_bytes,
+        schema_bytes,
+        table_bytes: (bytes.len() - header_bytes).saturating_sub(schema_bytes + branch_bytes),
+        branches,
+    })
+}
+
+/// Whether `bytes` start like an archive: the magic number, and the archive flag.
+fn is_archive(bytes: &[u8]) -> bool {
+    bytes.len() > crate::file::HEADER_BYTES
+        && bytes.starts_with(&crate::file::MAGIC)
+        && bytes[5] & crate::file::ARCHIVE != 0
+}
+
+/// The breakdown of the file (or archive chunk) `reader` reads, `total_bytes` long.
+fn of_reader(reader: &Reader<'_>, total_bytes: usize, options: &BreakdownOptions) -> SizeBreakdown {
     let view = reader.view();
     let schema = reader.schema();
     // Branches are numbered in the pre-order of the nodes that own them.
@@ -125,7 +172,7 @@ pub fn size_breakdown_with_options(
         .collect();
     let paths: Vec<String> = owners.iter().map(|node| node.path.to_string()).collect();
     let at = Describer::new(options.decompress_zstd);
-    let branches = (owners.iter().zip(&view.branches))
+    let branches = (owners.iter().zip(&view.chunk.branches))
         .map(|(node, branch)| BranchSize {
             path: if node.path.is_empty() {
                 "(root)".into()
@@ -137,13 +184,13 @@ pub fn size_breakdown_with_options(
             bytes: branch.len(),
         })
         .collect();
-    Ok(SizeBreakdown {
-        total_bytes: bytes.len(),
+    SizeBreakdown {
+        total_bytes,
         header_bytes: view.header_bytes,
         schema_bytes: view.schema_bytes,
         table_bytes: view.table_bytes,
         branches,
-    })
+    }
 }
 
 impl SizeBreakdown {

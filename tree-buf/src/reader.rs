@@ -57,6 +57,11 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// A reader of a view that is open already (a chunk of an archive).
+    pub(crate) fn of_view(view: FileView<'a>, options: DecodeOptions) -> Self {
+        Reader { view, options }
+    }
+
     pub(crate) fn view(&self) -> &FileView<'a> {
         &self.view
     }
@@ -65,7 +70,7 @@ impl<'a> Reader<'a> {
     pub fn schema(&self) -> SchemaNode {
         let root = self.view.tree.root();
         // Keyed string branches name their source by its path.
-        let mut paths = vec![String::new(); self.view.branches.len()];
+        let mut paths = vec![String::new(); self.view.chunk.branches.len()];
         let mut stack = vec![root];
         while let Some(node) = stack.pop() {
             if let Some(path) = node.branch().and_then(|index| paths.get_mut(index)) {
@@ -73,7 +78,7 @@ impl<'a> Reader<'a> {
             }
             stack.extend(node.children());
         }
-        SchemaNode::build(root, &self.view.branches, &paths)
+        SchemaNode::build(root, &self.view.chunk.branches, &paths)
     }
 
     /// Checks the data against its checksum (as [`crate::decode`] does before decoding).
@@ -98,7 +103,7 @@ impl<'a> Reader<'a> {
     /// [`PathNotFound`](DecodeErrorKind::PathNotFound) error.
     pub fn decode_path<T: Decode>(&self, path: impl AsPath) -> Result<T, DecodeError> {
         let path = path.as_path()?;
-        if self.view.rows != 1 {
+        if self.view.chunk.rows != 1 {
             return Err(DecodeError::new(
                 DecodeErrorKind::Corrupt,
                 "",

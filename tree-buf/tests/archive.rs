@@ -474,3 +474,43 @@ fn appends_killed_at_any_moment_leave_a_readable_archive() {
     }
     assert!(last_rows > 0, "the appends made progress");
 }
+
+#[test]
+fn breakdowns_and_readers_see_archives_in_total_and_per_chunk() {
+    let bytes = write((0..100).map(game), ArchiveOptions::default().chunk_rows(40));
+    let breakdown = tree_buf::size_breakdown(&bytes).unwrap();
+    let parts = breakdown.header_bytes
+        + breakdown.schema_bytes
+        + breakdown.table_bytes
+        + breakdown.branches.iter().map(|b| b.bytes).sum::<usize>();
+    assert_eq!(parts, bytes.len());
+    let archive = Archive::from_bytes(&bytes).unwrap();
+    let ids = |chunk: &tree_buf::archive::ChunkInfo| {
+        chunk
+            .branches
+            .iter()
+            .find(|b| b.path == "[].id")
+            .unwrap()
+            .bytes as usize
+    };
+    let id_bytes: usize = archive.chunks().iter().map(ids).sum();
+    let total = breakdown
+        .branches
+        .iter()
+        .find(|b| b.path == "[].id")
+        .unwrap();
+    assert_eq!(total.bytes, id_bytes);
+
+    let reader = archive.chunk_reader(2).unwrap();
+    assert_eq!(
+        reader.decode_path::<Vec<u32>>("[].id").unwrap(),
+        (80..100).collect::<Vec<_>>()
+    );
+    assert!(reader.schema().find("[].home").unwrap().bytes > 0);
+    reader.verify().unwrap();
+    assert_eq!(
+        reader.decode::<Vec<Game>>().unwrap(),
+        (80..100).map(game).collect::<Vec<_>>()
+    );
+    assert!(archive.chunk_reader(3).is_err());
+}

@@ -11,11 +11,13 @@ use super::format::{
 use super::{ArchiveError, BranchInfo, ChunkInfo, Statistics};
 use crate::branch::DecodeContext;
 use crate::encodings::budget::Budget;
+use crate::encodings::bytes::varint_len;
 use crate::encodings::bytes::ByteReader;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
-use crate::file::{Chunk, Head, ARCHIVE};
+use crate::file::{Chunk, FileView, Head, ARCHIVE};
 use crate::options::DecodeOptions;
 use crate::reader::values_below;
+use crate::reader::Reader;
 use crate::schema::{resolve, AsPath, NodeType, SchemaTree};
 use crate::types::{decode_root, Decode, ValueDecoder};
 
@@ -291,6 +293,47 @@ impl<'a> Archive<'a> {
         self.schemas[self.chunk_schemas.last().copied().unwrap_or(0)].offset
     }
 
+    /// A [`Reader`] of chunk `index` alone: its schema with the size and encoding of every
+    /// branch, and partial reads of its rows as one sequence (paths start with `[]`).
+    pub fn chunk_reader(&self, index: usize) -> Result<Reader<'_>, DecodeError> {
+        self.check_index(index)?;
+        let node = self.schemas[self.chunk_schemas[index]].node.clone();
+        let schema = &self.bytes.get()[node];
+        let (chunk, _) = self.chunk(index)?;
+        let view = FileView::of_chunk(
+            SchemaTree::parse(schema)?,
+            schema,
+            chunk,
+            self.chunks[index].size as usize,
+        );
+        Ok(Reader::of_view(view, self.options.clone()))
+    }
+
+    /// The bytes of the header's schema section and of every schema section.
+    pub(crate) fn schema_bytes(&self) -> usize {
+        (self.schemas.iter())
+            .map(|schema| {
+                let node = schema.node.len();
+                // The header's section: size and checksum; a schema section's: tag, size and
+                // checksum too.
+                let framing = usize::from(schema.offset != 0) + varint_len(node as u64) + 4;
+                node + framing
+            })
+            .sum()
+    }
+
+    /// Fails unless `index` is a chunk's.
+    fn check_index(&self, index: usize) -> Result<(), DecodeError> {
+        if index >= self.chunks.len() {
+            return Err(DecodeError::new(
+                DecodeErrorKind::PathNotFound,
+                "",
+                format!("chunk {index} of an archive of {}", self.chunks.len()),
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks every chunk's data against its checksums.
     pub fn verify(&self) -> Result<(), DecodeError> {
         for index in 0..self.chunks.len() {
@@ -303,13 +346,7 @@ impl<'a> Archive<'a> {
     /// The rows of chunk `index`, as `T` (a type with fewer fields reads only their branches).
     /// Fails if `index` is not a chunk's.
     pub fn decode_chunk<T: Decode>(&self, index: usize) -> Result<Vec<T>, DecodeError> {
-        if index >= self.chunks.len() {
-            return Err(DecodeError::new(
-                DecodeErrorKind::PathNotFound,
-                "",
-                format!("chunk {index} of an archive of {}", self.chunks.len()),
-            ));
-        }
+        self.check_index(index)?;
         let budget = Budget::new(self.chunk_budget(index));
         self.checked_rows(index, self.decode_chunk_with(index, budget)?)
     }

@@ -20,7 +20,7 @@
 mod read;
 mod write;
 
-pub(crate) use read::{read, Chunk, FileView, Head, ReadScratch};
+pub(crate) use read::{read, Chunk, FileView, Head, ReadScratch, HEADER_BYTES};
 pub(crate) use write::{write, write_head, write_with, Parts, WriteScratch};
 
 pub(crate) const MAGIC: [u8; 4] = *b"TBUF";

@@ -12,18 +12,17 @@ use crate::types::{decode_root, Decode, ValueDecoder};
 #[derive(Debug)]
 pub(crate) struct FileView<'a> {
     pub(crate) tree: SchemaTree,
-    pub(crate) rows: usize,
-    pub(crate) branches: Vec<&'a [u8]>,
+    pub(crate) chunk: Chunk<'a>,
     /// The schema's bytes, which `tree` was parsed from.
     schema: &'a [u8],
-    /// Bytes of the header (magic, version, flags), the schema section (size, schema, checksum)
-    /// and the chunk's table (rows, branch sizes, checksum) and data checksum.
+    /// Bytes of the header (magic, version, flags) and the schema section (size, schema,
+    /// checksum): none for a chunk of an archive, whose schema is shared.
     pub(crate) header_bytes: usize,
     pub(crate) schema_bytes: usize,
+    /// Bytes of the chunk's table (rows, branch sizes, checksum) and data checksum, and for a
+    /// chunk of an archive, of its section's tag and size.
     pub(crate) table_bytes: usize,
-    data: &'a [u8],
-    data_crc: u32,
-    /// The length of the whole file, which the default decoding budget grows with.
+    /// The length of the file (or archive chunk), which the default decoding budget grows with.
     file_len: usize,
 }
 
@@ -67,25 +66,35 @@ impl<'a> FileView<'a> {
         let mut reader = ByteReader::new(&bytes[head.len..]);
         let chunk = Chunk::parse(&mut reader, tree.branch_count(), options)?;
         reader.finish("the last chunk")?;
-        let Chunk {
-            rows,
-            branches,
-            data,
-            data_crc,
-            table_bytes,
-        } = chunk;
         Ok(FileView {
             tree,
-            rows,
-            branches,
+            table_bytes: chunk.table_bytes,
+            chunk,
             schema: head.schema,
             header_bytes: HEADER_BYTES,
             schema_bytes: head.len - HEADER_BYTES,
-            table_bytes,
-            data,
-            data_crc,
             file_len: bytes.len(),
         })
+    }
+
+    /// A view of one chunk of an archive, whose section takes `section_bytes` in all and whose
+    /// schema is `tree`, parsed from `schema`.
+    pub(crate) fn of_chunk(
+        tree: SchemaTree,
+        schema: &'a [u8],
+        chunk: Chunk<'a>,
+        section_bytes: usize,
+    ) -> Self {
+        let branch_bytes: usize = chunk.data.len();
+        FileView {
+            tree,
+            table_bytes: section_bytes - branch_bytes,
+            chunk,
+            schema,
+            header_bytes: 0,
+            schema_bytes: 0,
+            file_len: section_bytes,
+        }
     }
 
     /// Decodes the root value once the branch data is checked.
@@ -96,7 +105,7 @@ impl<'a> FileView<'a> {
 
     /// Checks the branch data against its checksum.
     pub(crate) fn verify_data(&self, options: &DecodeOptions) -> Result<(), DecodeError> {
-        check_crc(self.data, self.data_crc, "branch data", options)
+        self.chunk.verify_data(options)
     }
 
     /// The cap on decoded bytes for this file.
@@ -106,16 +115,16 @@ impl<'a> FileView<'a> {
 
     /// A context for decoding this file's branches.
     pub(crate) fn context(&self, options: &DecodeOptions) -> DecodeContext<'a> {
-        DecodeContext::new(self.branches.clone(), self.budget(options))
+        DecodeContext::new(self.chunk.branches.clone(), self.budget(options))
     }
 
     /// Decodes the root value, reading only the branches `T` needs; the data checksum is the
     /// caller's to verify.
     pub(crate) fn decode<T: Decode>(&self, options: &DecodeOptions) -> Result<T, DecodeError> {
-        if self.rows != 1 {
+        if self.chunk.rows != 1 {
             return Err(corrupt(format!(
                 "the file holds {} root values; expected one",
-                self.rows
+                self.chunk.rows
             )));
         }
         let mut decoder: T::Decoder = decode_root(
@@ -132,12 +141,12 @@ impl<'a> FileView<'a> {
     pub(crate) fn parallel(&self, options: &DecodeOptions) -> bool {
         /// Smaller files are decoded on one thread.
         const PARALLEL_MIN_DATA_BYTES: usize = 1 << 20;
-        options.parallel && self.data.len() >= PARALLEL_MIN_DATA_BYTES
+        options.parallel && self.chunk.data.len() >= PARALLEL_MIN_DATA_BYTES
     }
 }
 
 /// The bytes of the header: magic, version and flags.
-const HEADER_BYTES: usize = MAGIC.len() + 2;
+pub(crate) const HEADER_BYTES: usize = MAGIC.len() + 2;
 
 /// A file's header and schema section, checked.
 pub(crate) struct Head<'a> {
@@ -199,6 +208,7 @@ impl<'a> Head<'a> {
 }
 
 /// A chunk whose branch table has been checked: its branches, and the checksum of their data.
+#[derive(Debug)]
 pub(crate) struct Chunk<'a> {
     pub(crate) rows: usize,
     pub(crate) branches: Vec<&'a [u8]>,
