@@ -14,6 +14,7 @@
 //!
 //! Either way a decoder reads no leaf values while it is built, so no count may depend on them.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -23,7 +24,7 @@ use crate::encodings::int::Word;
 use crate::encodings::string::Strings;
 use crate::encodings::{bool as bools, float, int, string};
 use crate::error::{corrupt, limit_exceeded, DecodeError};
-use crate::schema::NodeRef;
+use crate::schema::{NodeRef, NodeType};
 
 /// A leaf column a decoder registered: empty while the decoders are built, filled by the batch
 /// before any value is handed out.
@@ -111,6 +112,8 @@ pub struct DecodeContext<'a> {
     /// Whether leaves wait for [`Self::decode_leaves`] instead of being decoded when registered.
     defer: bool,
     pending: Vec<PendingLeaf<'a>>,
+    /// The number of values of the nodes [`Self::values_at`] has worked out, by node id.
+    counts: HashMap<u32, usize>,
 }
 
 impl fmt::Debug for DecodeContext<'_> {
@@ -134,6 +137,7 @@ impl<'a> DecodeContext<'a> {
             budget: Budget::new(budget),
             defer: false,
             pending: Vec::new(),
+            counts: HashMap::new(),
         }
     }
 
@@ -195,6 +199,7 @@ impl<'a> DecodeContext<'a> {
         bytes_each: usize,
         decode: impl FnOnce(&[u8], usize, &mut Budget) -> Result<T, DecodeError>,
     ) -> Result<T, DecodeError> {
+        // The branch of a node with no values is never read (FORMAT.md, "Streams of no values").
         if count == 0 {
             return Ok(T::default());
         }
@@ -332,7 +337,7 @@ impl<'a> DecodeContext<'a> {
     ) -> Result<Leaf<C>, DecodeError> {
         let source = match string::keyed_source(self.branch(node)) {
             None => None,
-            Some(source) => Some(self.keyed_source(node, source?)?),
+            Some(source) => Some(self.keyed_source(node, count, source?)?),
         };
         let bytes_each = 2 * size_of::<usize>() + extra_bytes_each;
         self.leaf(node, count, bytes_each, move |bytes, count, budget| {
@@ -348,23 +353,75 @@ impl<'a> DecodeContext<'a> {
         })
     }
 
-    /// The bytes of branch `source`, which `node`'s keyed string branch names.
-    fn keyed_source(&self, node: NodeRef<'_>, source: usize) -> Result<&'a [u8], DecodeError> {
-        let bytes = node
+    /// The bytes of branch `source`, which `node`'s keyed string branch of `count` strings
+    /// names: an earlier branch, of a string node with as many values, not keyed itself.
+    fn keyed_source(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+        source: usize,
+    ) -> Result<&'a [u8], DecodeError> {
+        let owner = node
             .branch()
             .filter(|&own| source < own)
-            .and_then(|_| self.branches.get(source).copied())
+            .and_then(|_| node.owner_of_branch(source))
             .ok_or_else(|| {
                 corrupt(format!(
                     "a keyed string stream names branch {source}, not an earlier branch"
                 ))
-            });
-        let bytes = bytes.and_then(|bytes| match string::keyed_source(bytes) {
-            Some(_) => Err(corrupt(format!(
+                .at_path_if_unset(|| node.path())
+            })?;
+        let bytes = self.branch(owner);
+        let problem = if owner.node_type() != NodeType::Str {
+            Some(format!(
+                "a keyed string stream names branch {source}, which holds {}, not strings",
+                owner.node_type()
+            ))
+        } else if string::keyed_source(bytes).is_some() {
+            Some(format!(
                 "a keyed string stream names branch {source}, which is keyed too"
-            ))),
+            ))
+        } else {
+            let values = self.values_at(owner)?;
+            (values != count).then(|| {
+                format!(
+                    "a keyed string stream of {count} strings names branch {source}, \
+                     which holds {values}"
+                )
+            })
+        };
+        match problem {
+            Some(message) => Err(corrupt(message).at_path_if_unset(|| node.path())),
             None => Ok(bytes),
-        });
-        bytes.map_err(|e| e.at_path_if_unset(|| node.path()))
+        }
+    }
+
+    /// The number of values of `node`, worked out from the root down by reading the streams on
+    /// the way (presence, lengths, discriminants), as a keyed stream's source needs. The root
+    /// holds one value, as in every file decoded (`rows` is 1).
+    fn values_at(&mut self, node: NodeRef<'_>) -> Result<usize, DecodeError> {
+        if let Some(&count) = self.counts.get(&node.id()) {
+            return Ok(count);
+        }
+        let count = match node.parent() {
+            None => 1,
+            Some((parent, index)) => {
+                let count = self.values_at(parent)?;
+                match parent.node_type() {
+                    NodeType::Option => (self.presence(parent, count)?.into_iter())
+                        .filter(|&present| present)
+                        .count(),
+                    NodeType::Seq | NodeType::Map => self.lengths(parent, count)?.1,
+                    NodeType::Array => parent.array_items(count)?,
+                    NodeType::Enum | NodeType::Union => (self.discriminants(parent, count)?)
+                        .into_iter()
+                        .filter(|&discriminant| discriminant as usize == index)
+                        .count(),
+                    _ => count,
+                }
+            }
+        };
+        self.counts.insert(node.id(), count);
+        Ok(count)
     }
 }
