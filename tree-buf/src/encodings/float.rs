@@ -13,9 +13,10 @@
 //!   | 0x0a float_stream
 //!         Xor: the inner stream holds v[0], then v[i] xor v[i-1]
 //!   | 0x0b exponent:u8 ints:prefixed exceptions:varint positions:prefixed values:float_stream
-//!         Lossy: exponent is a two's-complement i8 e; value i is n[i] * 2^(e+1), so within 2^e
-//!         of what was written; `ints` an int_stream of count 64-bit two's-complement integers
-//!         (0 at exceptions); `positions` an int_stream of `exceptions` (at most count) 64-bit
+//!         Lossy: exponent is a two's-complement i8 e, with 2^(e+1) finite (e <= 126 for f32);
+//!         value i is (n[i] as float) * 2^(e+1), so within 2^e of what was written; `ints` an
+//!         int_stream of count 64-bit two's-complement integers (0 at exceptions, which readers
+//!         check); `positions` an int_stream of `exceptions` (at most count) 64-bit
 //!         indices, strictly increasing and below count, of values kept exactly (NaN,
 //!         infinities, values too large to quantize), whose bits follow in `values`
 //!   | zstd                                      tag 0x08, see `zstd`: around a float_stream
