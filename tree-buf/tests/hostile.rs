@@ -328,14 +328,14 @@ fn a_name_written_twice_under_one_node_is_an_error() {
         let schema = [container, 2, 1, b'a', UNIT, 1, b'a', UNIT];
         let bytes = craft(&schema, &[]);
         assert_kind::<Value>(&bytes, DecodeErrorKind::Corrupt);
-        assert!(tree_buf::Reader::new(&bytes).is_err());
+        assert!(Reader::new(&bytes).is_err());
     }
     // Names the same only in canonical form (JSON's `userId` and `user_id`) are two fields.
     let schema = [STRUCT, 2, 6, b'u', b's', b'e', b'r', b'I', b'd', UNIT, 7];
     let mut schema = schema.to_vec();
     schema.extend_from_slice(b"user_id");
     schema.push(UNIT);
-    assert!(tree_buf::Reader::new(&craft(&schema, &[])).is_ok());
+    assert!(Reader::new(&craft(&schema, &[])).is_ok());
 }
 
 #[test]
