@@ -304,6 +304,19 @@ fn standard_input_and_output_work() {
     );
 }
 
+/// Bytes print as `{"$bytes": base64}` (the JSON view of docs/FORMAT.md), apart from arrays of
+/// small integers.
+#[test]
+fn bytes_print_apart_from_arrays_of_integers() {
+    let file = scratch("bytes.tb");
+    let value = (vec![0xdeu8, 0xad, 0xbe, 0xef], vec![1u32, 2]);
+    std::fs::write(&file, tree_buf::encode(&value)).unwrap();
+    assert_eq!(
+        stdout(&succeeds(&["to-json", path(&file)])).trim(),
+        r#"[{"$bytes":"3q2+7w=="},[1,2]]"#
+    );
+}
+
 #[test]
 fn paths_reach_keys_that_need_quotes() {
     let output = with_stdin(

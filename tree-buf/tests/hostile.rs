@@ -6,7 +6,8 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use tree_buf::{
-    decode, decode_with_options, encode, Decode, DecodeError, DecodeErrorKind, DecodeOptions, Value,
+    decode, decode_with_options, encode, Decode, DecodeError, DecodeErrorKind, DecodeOptions,
+    Reader, Value,
 };
 
 /// Counts the heap bytes each thread holds and their peak, so that a test can measure what
@@ -327,14 +328,14 @@ fn a_name_written_twice_under_one_node_is_an_error() {
         let schema = [container, 2, 1, b'a', UNIT, 1, b'a', UNIT];
         let bytes = craft(&schema, &[]);
         assert_kind::<Value>(&bytes, DecodeErrorKind::Corrupt);
-        assert!(tree_buf::Reader::new(&bytes).is_err());
+        assert!(Reader::new(&bytes).is_err());
     }
     // Names the same only in canonical form (JSON's `userId` and `user_id`) are two fields.
     let schema = [STRUCT, 2, 6, b'u', b's', b'e', b'r', b'I', b'd', UNIT, 7];
     let mut schema = schema.to_vec();
     schema.extend_from_slice(b"user_id");
     schema.push(UNIT);
-    assert!(tree_buf::Reader::new(&craft(&schema, &[])).is_ok());
+    assert!(Reader::new(&craft(&schema, &[])).is_ok());
 }
 
 #[test]
@@ -696,5 +697,69 @@ fn keyed_strings_name_only_earlier_unkeyed_branches() {
         let err = decode::<Three>(&bytes).expect_err(what);
         assert_eq!(err.kind(), DecodeErrorKind::Corrupt, "{what}: {err}");
         assert!(decode::<Value>(&bytes).is_err(), "{what} as a Value");
+    }
+}
+
+/// A keyed stream's source is a string branch with as many values as the keyed one: the source's
+/// bytes alone may decode as any number of strings (width-0 lengths: all empty), so the reader
+/// checks the count the schema gives it.
+#[test]
+fn keyed_strings_name_a_string_branch_of_as_many_values() {
+    #[derive(Decode, Debug, PartialEq)]
+    struct Keyed {
+        a: Vec<String>,
+        b: String,
+    }
+    let schema = [STRUCT, 2, 1, b'a', SEQ, STR, 1, b'b', STR];
+    let lengths = |n: u8| vec![0x00, 1, n];
+    // Empty strings, as many as asked for.
+    let empty_strings: &[u8] = &[0x00, 2, 0x00, 0];
+    let keyed = |source: u8| vec![0x02, source, 1, 6, 0x00, 3, 0x00, 1, 1, b'v', 0];
+    let good = craft(&schema, &[&lengths(1), empty_strings, &keyed(1)]);
+    assert_eq!(
+        decode::<Keyed>(&good).unwrap(),
+        Keyed {
+            a: vec![String::new()],
+            b: "v".into()
+        }
+    );
+    let reader = Reader::new(&good).unwrap();
+    assert_eq!(reader.decode_path::<Vec<String>>("b").unwrap(), ["v"]);
+    for (what, branches, message) in [
+        (
+            "a source of 3 strings",
+            [&lengths(3)[..], empty_strings, &keyed(1)],
+            "which holds 3",
+        ),
+        (
+            "a source of lengths",
+            [&lengths(1)[..], empty_strings, &keyed(0)],
+            "not strings",
+        ),
+    ] {
+        let bytes = craft(&schema, &branches);
+        let err = decode::<Keyed>(&bytes).expect_err(what);
+        assert_eq!(err.kind(), DecodeErrorKind::Corrupt, "{what}: {err}");
+        assert!(err.message().contains(message), "{what}: {err}");
+        assert_eq!(err.path(), "b", "{what}");
+        assert!(decode::<Value>(&bytes).is_err(), "{what} as a Value");
+        let reader = Reader::new(&bytes).unwrap();
+        assert!(
+            reader.decode_path::<Vec<String>>("b").is_err(),
+            "{what} by path"
+        );
+    }
+}
+
+/// The branch of a node with no values is never read (FORMAT.md, "Streams of no values"):
+/// writers leave it empty, and readers ignore whatever it holds.
+#[test]
+fn the_branch_of_a_node_with_no_values_is_not_read() {
+    let schema = [SEQ, U32];
+    let no_items = [0x00, 1, 0];
+    for items in [&[][..], &[0x01], &[0x00, 0], &[0x01, 5], &[0x7f]] {
+        let bytes = craft(&schema, &[&no_items, items]);
+        assert_eq!(decode::<Vec<u32>>(&bytes).unwrap(), Vec::<u32>::new());
+        assert_eq!(decode::<Value>(&bytes).unwrap(), Value::Array(vec![]));
     }
 }

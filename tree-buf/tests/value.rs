@@ -237,7 +237,16 @@ fn lossy_json_conversions_are_the_documented_ones() {
     assert_eq!(serde_json::Value::from(Value::Float(f64::NAN)), json!(null));
     assert_eq!(
         serde_json::Value::from(Value::Bytes(vec![1, 2])),
+        json!({"$bytes": "AQI="})
+    );
+    // Bytes stay apart from arrays of small integers, and read back as an object.
+    assert_eq!(
+        serde_json::Value::from(Value::Array(vec![Value::Unsigned(1), Value::Unsigned(2)])),
         json!([1, 2])
+    );
+    assert_eq!(
+        Value::from(json!({"$bytes": "AQI="})),
+        Value::Object(vec![("$bytes".into(), Value::String("AQI=".into()))])
     );
     assert_eq!(
         serde_json::Value::from(Value::Variant("open".into(), Box::new(Value::Null))),

@@ -14,6 +14,7 @@
 //!
 //! Either way a decoder reads no leaf values while it is built, so no count may depend on them.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -23,7 +24,7 @@ use crate::encodings::int::Word;
 use crate::encodings::string::Strings;
 use crate::encodings::{bool as bools, float, int, string};
 use crate::error::{corrupt, limit_exceeded, DecodeError};
-use crate::schema::NodeRef;
+use crate::schema::{NodeRef, NodeType};
 
 /// A leaf column a decoder registered: empty while the decoders are built, filled by the batch
 /// before any value is handed out.
@@ -114,6 +115,8 @@ pub struct DecodeContext<'a> {
     /// Whether leaves wait for [`Self::decode_leaves`] instead of being decoded when registered.
     defer: bool,
     pending: Vec<PendingLeaf<'a>>,
+    /// The number of values of the nodes [`Self::values_at`] has worked out, by node id.
+    counts: HashMap<u32, usize>,
 }
 
 impl fmt::Debug for DecodeContext<'_> {
@@ -148,6 +151,7 @@ impl<'a> DecodeContext<'a> {
             budget,
             defer: false,
             pending: Vec::new(),
+            counts: HashMap::new(),
         }
     }
 
@@ -223,6 +227,7 @@ impl<'a> DecodeContext<'a> {
         bytes_each: usize,
         decode: impl FnOnce(&[u8], usize, &mut Budget) -> Result<T, DecodeError>,
     ) -> Result<T, DecodeError> {
+        // The branch of a node with no values is never read (FORMAT.md, "Streams of no values").
         if count == 0 {
             return Ok(T::default());
         }
@@ -360,7 +365,7 @@ impl<'a> DecodeContext<'a> {
     ) -> Result<Leaf<C>, DecodeError> {
         let source = match string::keyed_source(self.branch(node)?) {
             None => None,
-            Some(source) => Some(self.keyed_source(node, source?)?),
+            Some(source) => Some(self.keyed_source(node, count, source?)?),
         };
         let bytes_each = 2 * size_of::<usize>() + extra_bytes_each;
         self.leaf(node, count, bytes_each, move |bytes, count, budget| {
@@ -376,24 +381,64 @@ impl<'a> DecodeContext<'a> {
         })
     }
 
-    /// The bytes of branch `source`, which `node`'s keyed string branch names.
-    fn keyed_source(&self, node: NodeRef<'_>, source: usize) -> Result<&'a [u8], DecodeError> {
-        let bytes = node
+    /// The bytes of branch `source`, which `node`'s keyed string branch of `count` strings
+    /// names: an earlier branch, of a string node with as many values, not keyed itself.
+    fn keyed_source(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+        source: usize,
+    ) -> Result<&'a [u8], DecodeError> {
+        let owner = node
             .branch()
             .filter(|&own| source < own)
-            .filter(|_| source < self.branches.len())
+            .and_then(|_| node.owner_of_branch(source))
             .ok_or_else(|| {
                 corrupt(format!(
                     "a keyed string stream names branch {source}, not an earlier branch"
                 ))
-            })
-            .and_then(|_| self.checked(source));
-        let bytes = bytes.and_then(|bytes| match string::keyed_source(bytes) {
-            Some(_) => Err(corrupt(format!(
+                .at_path_if_unset(|| node.path())
+            })?;
+        let bytes = self.branch(owner)?;
+        let problem = if owner.node_type() != NodeType::Str {
+            Some(format!(
+                "a keyed string stream names branch {source}, which holds {}, not strings",
+                owner.node_type()
+            ))
+        } else if string::keyed_source(bytes).is_some() {
+            Some(format!(
                 "a keyed string stream names branch {source}, which is keyed too"
-            ))),
+            ))
+        } else {
+            let values = self.values_at(owner)?;
+            (values != count).then(|| {
+                format!(
+                    "a keyed string stream of {count} strings names branch {source}, \
+                     which holds {values}"
+                )
+            })
+        };
+        match problem {
+            Some(message) => Err(corrupt(message).at_path_if_unset(|| node.path())),
             None => Ok(bytes),
-        });
-        bytes.map_err(|e| e.at_path_if_unset(|| node.path()))
+        }
+    }
+
+    /// The number of values of `node`, worked out from the root down by reading the streams on
+    /// the way (presence, lengths, discriminants), as a keyed stream's source needs. The root
+    /// holds one value, as in every file decoded (`rows` is 1).
+    fn values_at(&mut self, node: NodeRef<'_>) -> Result<usize, DecodeError> {
+        if let Some(&count) = self.counts.get(&node.id()) {
+            return Ok(count);
+        }
+        let count = match node.parent() {
+            None => 1,
+            Some((parent, index)) => {
+                let count = self.values_at(parent)?;
+                crate::reader::values_below(parent, index, count, self)?
+            }
+        };
+        self.counts.insert(node.id(), count);
+        Ok(count)
     }
 }

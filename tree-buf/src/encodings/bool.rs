@@ -16,7 +16,7 @@ use super::describe::{Codec, Describer, Encoding};
 use super::int;
 use super::int::select::{encode_nested, Chain};
 use super::zstd::{self, Frame};
-use super::{check_depth, tags, Settings};
+use super::{check_depth, is_empty_form, tags, Settings};
 use crate::error::{corrupt, DecodeError};
 
 tags! {
@@ -196,6 +196,9 @@ fn decode_nested(
     depth: usize,
 ) -> Result<Vec<bool>, DecodeError> {
     check_depth(depth)?;
+    if is_empty_form(bytes, count) {
+        return Ok(Vec::new());
+    }
     BoolStream::parse(bytes)?.decode(count, budget, depth)
 }
 

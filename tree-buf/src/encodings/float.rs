@@ -13,9 +13,10 @@
 //!   | 0x0a float_stream
 //!         Xor: the inner stream holds v[0], then v[i] xor v[i-1]
 //!   | 0x0b exponent:u8 ints:prefixed exceptions:varint positions:prefixed values:float_stream
-//!         Lossy: exponent is a two's-complement i8 e; value i is n[i] * 2^(e+1), so within 2^e
-//!         of what was written; `ints` an int_stream of count 64-bit two's-complement integers
-//!         (0 at exceptions); `positions` an int_stream of `exceptions` (at most count) 64-bit
+//!         Lossy: exponent is a two's-complement i8 e, with 2^(e+1) finite (e <= 126 for f32);
+//!         value i is (n[i] as float) * 2^(e+1), so within 2^e of what was written; `ints` an
+//!         int_stream of count 64-bit two's-complement integers (0 at exceptions, which readers
+//!         check); `positions` an int_stream of `exceptions` (at most count) 64-bit
 //!         indices, strictly increasing and below count, of values kept exactly (NaN,
 //!         infinities, values too large to quantize), whose bits follow in `values`
 //!   | zstd                                      tag 0x08, see `zstd`: around a float_stream
@@ -27,7 +28,7 @@ use super::describe::{Codec, Describer, Encoding};
 use super::int::select::{encode_nested, encode_nested_prefixed, Chain};
 use super::int::{self, transform, IntStream, Word};
 use super::zstd::{self, Frame};
-use super::{check_depth, tags, Settings};
+use super::{check_depth, is_empty_form, tags, Settings};
 use crate::error::{corrupt, DecodeError};
 
 tags! {
@@ -53,6 +54,9 @@ pub(crate) trait FloatWord: Word {
     const MAX_DIGITS: u8;
     /// Integers below this magnitude convert to the float exactly.
     const EXACT_INT: f64;
+    /// The largest power of two the float holds: a Lossy stream's step, `2^(e+1)`, must be
+    /// finite.
+    const MAX_EXPONENT: i32;
     fn to_f64(self) -> f64;
     /// The bits of `(n as float) / 10^digits`, computed in this float's precision.
     fn decimal(n: i64, digits: u8) -> Self;
@@ -63,6 +67,7 @@ pub(crate) trait FloatWord: Word {
 impl FloatWord for u64 {
     const MAX_DIGITS: u8 = 18;
     const EXACT_INT: f64 = 9_007_199_254_740_992.0;
+    const MAX_EXPONENT: i32 = f64::MAX_EXP - 1;
     fn to_f64(self) -> f64 {
         f64::from_bits(self)
     }
@@ -77,6 +82,7 @@ impl FloatWord for u64 {
 impl FloatWord for u32 {
     const MAX_DIGITS: u8 = 10;
     const EXACT_INT: f64 = 16_777_216.0;
+    const MAX_EXPONENT: i32 = f32::MAX_EXP - 1;
     fn to_f64(self) -> f64 {
         f64::from(f32::from_bits(self))
     }
@@ -391,7 +397,16 @@ impl<'a, W: FloatWord> FloatStream<'a, W> {
             }
             FloatTag::Xor => FloatStream::Xor(reader.rest()),
             FloatTag::Lossy => FloatStream::Lossy {
-                exponent: reader.u8()? as i8,
+                exponent: match reader.u8()? as i8 {
+                    // The step 2^(e+1) would be infinite (0 times it NaN).
+                    e if i32::from(e) + 1 > W::MAX_EXPONENT => {
+                        return Err(corrupt(format!(
+                            "a lossy exponent of {e} for {}-bit floats",
+                            W::BITS
+                        )))
+                    }
+                    e => e,
+                },
                 ints: reader.prefixed()?,
                 exceptions: reader.count(0)?,
                 positions: reader.prefixed()?,
@@ -442,8 +457,8 @@ impl<'a, W: FloatWord> FloatStream<'a, W> {
                 budget.charge(count, 8)?;
                 let ints = int::decode_nested::<u64>(ints, count, budget, depth + 1)?;
                 let mut values: Vec<W> = ints
-                    .into_iter()
-                    .map(|n| W::scaled(n as i64, exponent))
+                    .iter()
+                    .map(|&n| W::scaled(n as i64, exponent))
                     .collect();
                 if exceptions > count {
                     return Err(corrupt(format!(
@@ -459,6 +474,11 @@ impl<'a, W: FloatWord> FloatStream<'a, W> {
                     if position < next_allowed || position >= count as u64 {
                         return Err(corrupt(format!(
                             "exception position {position} out of order or range"
+                        )));
+                    }
+                    if ints[position as usize] != 0 {
+                        return Err(corrupt(format!(
+                            "the exception at {position} has an integer other than 0"
                         )));
                     }
                     next_allowed = position + 1;
@@ -522,6 +542,9 @@ fn decode_nested<W: FloatWord>(
     depth: usize,
 ) -> Result<Vec<W>, DecodeError> {
     check_depth(depth)?;
+    if is_empty_form(bytes, count) {
+        return Ok(Vec::new());
+    }
     FloatStream::<W>::parse(bytes)?.decode(count, budget, depth)
 }
 
@@ -773,6 +796,24 @@ mod tests {
             .starts_with("unreadable"));
     }
 
+    /// `n as float` rounds before the division does: an f32 Decimal stream with n = 2^24 + 1
+    /// and one digit holds 16777216 / 10, correctly rounded to 1677721.625, where the exact
+    /// quotient 1677721.7 would round to 1677721.75.
+    #[test]
+    fn decimal_integers_round_to_the_float_before_the_division() {
+        let n = (1u64 << 24) + 1;
+        let mut ints = vec![0x01];
+        write_varint(&mut ints, n);
+        let mut stream = vec![FloatTag::Decimal as u8, 1];
+        write_prefixed(&mut stream, &ints);
+        stream.extend([0x00, 0]);
+        let bits = decode::<u32>(&stream, 1, &mut Budget::new(u64::MAX)).unwrap();
+        let value = f64::from(f32::from_bits(bits[0]));
+        assert_eq!(value, 1_677_721.625);
+        assert_eq!(f32::from_bits(bits[0]), 16_777_216f32 / 10.0);
+        assert_ne!(value, 1_677_721.75);
+    }
+
     #[test]
     fn hostile_streams_are_errors() {
         let mut budget = Budget::new(u64::MAX);
@@ -789,6 +830,26 @@ mod tests {
             decode::<u64>(&lossy, 2, &mut budget).is_err(),
             "exception past the end"
         );
+        let mut lossy = vec![FloatTag::Lossy as u8, 0];
+        write_prefixed(&mut lossy, &[0x01, 2]);
+        lossy.push(1);
+        write_prefixed(&mut lossy, &[0x00, 0]);
+        lossy.extend([0x00, 0]);
+        assert!(
+            decode::<u64>(&lossy, 1, &mut budget).is_err(),
+            "an exception whose integer is not 0"
+        );
+        lossy[4] = 0;
+        assert_eq!(decode::<u64>(&lossy, 1, &mut budget), Ok(vec![0]));
+        let mut step = vec![FloatTag::Lossy as u8, 127];
+        write_prefixed(&mut step, &[0x00, 0]);
+        step.push(0);
+        write_prefixed(&mut step, &[0x01]);
+        assert!(
+            decode::<u32>(&step, 1, &mut budget).is_err(),
+            "an infinite step for f32"
+        );
+        assert_eq!(decode::<u64>(&step, 1, &mut budget), Ok(vec![0]));
         let nested = [FloatTag::Xor as u8; 100];
         assert!(
             decode::<u64>(&nested, 1, &mut budget).is_err(),

@@ -21,8 +21,15 @@ pub(crate) mod zstd;
 
 use crate::error::{corrupt, DecodeError};
 
-/// The deepest nesting of encodings a stream may have.
+/// The deepest level of nesting a stream may have: a branch's own stream is at level 0, and every
+/// stream nested in another (a zstd frame's content included) one level below its parent.
 pub(crate) const MAX_CASCADE: usize = 8;
+
+/// Whether `bytes` is the empty form of a stream of `count` values: a stream of no values may be
+/// written as no bytes at all, wherever it is (a branch or a nested stream), as well as tagged.
+pub(crate) fn is_empty_form(bytes: &[u8], count: usize) -> bool {
+    count == 0 && bytes.is_empty()
+}
 
 /// Fails for a stream nested more than [`MAX_CASCADE`] levels deep, so that hostile nesting is an
 /// error rather than a stack overflow.

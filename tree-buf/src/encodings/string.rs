@@ -34,7 +34,7 @@ use super::int;
 use super::int::select::{encode_nested, encode_nested_prefixed, Chain};
 use super::numbering::Numbering;
 use super::zstd::{self, Frame};
-use super::{check_depth, tags, Settings};
+use super::{check_depth, is_empty_form, tags, Settings};
 use crate::error::{corrupt, DecodeError};
 
 tags! {
@@ -738,6 +738,9 @@ fn decode_nested(
     depth: usize,
 ) -> Result<Strings, DecodeError> {
     check_depth(depth)?;
+    if is_empty_form(bytes, count) {
+        return Ok(Strings::default());
+    }
     StrStream::parse(bytes)?.decode(count, budget, depth)
 }
 
@@ -750,6 +753,9 @@ fn decode_owned(
     depth: usize,
 ) -> Result<Strings, DecodeError> {
     check_depth(depth)?;
+    if is_empty_form(&bytes, count) {
+        return Ok(Strings::default());
+    }
     let (ends, text_start) = match StrStream::parse(&bytes)? {
         StrStream::Plain { lengths, text } => (
             plain_ends(lengths, text.len(), count, budget, depth)?,

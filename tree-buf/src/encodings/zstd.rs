@@ -2,9 +2,15 @@
 //! alone (large string branches, byte-aligned integer cascades with repeated patterns).
 //!
 //! ```text
-//! zstd := 0x08 size:varint frame   the frame (RFC 8878) decompresses to exactly `size` bytes: a
-//!                                  stream of the same family (integers, strings, ...) and count
+//! zstd := 0x08 size:varint frame   exactly one zstd frame (RFC 8878, not a skippable frame)
+//!                                  that decompresses to exactly `size` bytes: a stream of the
+//!                                  same family (integers, strings, ...) and count
 //! ```
+//!
+//! `size` repeats what the frame's header may also say: it bounds the allocation before any
+//! decompression, whatever the header holds (or leaves out). A frame whose header declares
+//! another content size, a second frame after the first, and a frame that decompresses to
+//! another size are errors.
 //!
 //! Without the `zstd` feature, encoders never write this stage and decoding one is an
 //! `UnsupportedVersion` error; it is still described, from its header.
@@ -299,10 +305,49 @@ pub(crate) fn compressed_size(stream: &[u8], level: i32) -> usize {
     compress_frame(stream, level).map_or(stream.len(), |frame| frame.len())
 }
 
+/// The first bytes of a zstd frame that holds data (RFC 8878 3.1.1), little-endian 0xFD2FB528.
+#[cfg(feature = "zstd")]
+const FRAME_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Checks that `frame` is one zstd data frame and nothing more, and that its header, if it
+/// declares a content size, declares `size`: before anything is allocated for it.
+#[cfg(feature = "zstd")]
+fn check_one_frame(frame: &[u8], size: usize) -> Result<(), DecodeError> {
+    use ::zstd::zstd_safe;
+    if !frame.starts_with(&FRAME_MAGIC) {
+        return Err(corrupt(
+            "a zstd stage that does not start with a zstd data frame",
+        ));
+    }
+    match zstd_safe::find_frame_compressed_size(frame) {
+        Ok(len) if len == frame.len() => {}
+        Ok(len) => {
+            return Err(corrupt(format!(
+                "{} bytes after the zstd frame of a zstd stage",
+                frame.len().saturating_sub(len)
+            )))
+        }
+        Err(code) => {
+            return Err(corrupt(format!(
+                "zstd: {}",
+                zstd_safe::get_error_name(code)
+            )))
+        }
+    }
+    match zstd_safe::get_frame_content_size(frame) {
+        Ok(Some(declared)) if declared != size as u64 => Err(corrupt(format!(
+            "a zstd frame declares {declared} bytes, its stage {size}"
+        ))),
+        Ok(_) => Ok(()),
+        Err(_) => Err(corrupt("a zstd frame header that does not parse")),
+    }
+}
+
 /// The `size` bytes that `frame` decompresses to.
 #[cfg(feature = "zstd")]
 fn decompress_frame(frame: &[u8], size: usize) -> Result<Vec<u8>, DecodeError> {
     use std::cell::RefCell;
+    check_one_frame(frame, size)?;
     thread_local! {
         // As for compression: one context per thread.
         static DECOMPRESSOR: RefCell<Option<::zstd::bulk::Decompressor<'static>>> =
@@ -550,6 +595,37 @@ mod tests {
             decompress(&[3, 1, 2, 3], 10, &mut Budget::new(u64::MAX)).is_err(),
             "not a frame"
         );
+    }
+
+    /// A stage holds one data frame: not two frames that add up to its size, nor a skippable
+    /// frame, nor a frame whose header declares another size than the stage's.
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    #[cfg(feature = "zstd")]
+    fn a_stage_holds_exactly_one_frame_of_its_size() {
+        let half = compress_frame(&[7u8; 5_000], 3).unwrap();
+        let mut two = Vec::new();
+        write_varint(&mut two, 10_000);
+        two.extend_from_slice(&half);
+        two.extend_from_slice(&half);
+        let error = decompress(&two, 10_000, &mut Budget::new(u64::MAX)).unwrap_err();
+        assert!(error.message().contains("after the zstd frame"), "{error}");
+
+        let mut skippable = Vec::new();
+        write_varint(&mut skippable, 5_000);
+        skippable.extend([0x50, 0x2a, 0x4d, 0x18, 0, 0, 0, 0]);
+        skippable.extend_from_slice(&half);
+        assert!(decompress(&skippable, 5_000, &mut Budget::new(u64::MAX)).is_err());
+
+        // The header declares 5000 bytes: a stage that claims fewer fails before decompressing,
+        // one that claims more too (the frame would come out short).
+        for claimed in [4_000, 6_000] {
+            let mut lying = Vec::new();
+            write_varint(&mut lying, claimed);
+            lying.extend_from_slice(&half);
+            let error = decompress(&lying, 10_000, &mut Budget::new(u64::MAX)).unwrap_err();
+            assert!(error.message().contains("declares 5000 bytes"), "{error}");
+        }
     }
 
     #[test]

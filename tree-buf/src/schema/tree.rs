@@ -371,6 +371,23 @@ impl<'a> NodeRef<'a> {
         Ok(found)
     }
 
+    /// The parent of this node and this node's index among its children; `None` for the root.
+    pub(crate) fn parent(self) -> Option<(NodeRef<'a>, usize)> {
+        let parent = NodeRef::at(self.tree, self.node().parent?);
+        let index = parent.children().position(|child| child.id == self.id)?;
+        Some((parent, index))
+    }
+
+    /// The node of the same tree that owns branch `branch`, if any.
+    pub(crate) fn owner_of_branch(self, branch: usize) -> Option<NodeRef<'a>> {
+        let id = self
+            .tree
+            .nodes
+            .iter()
+            .position(|node| node.branch == Some(branch))?;
+        Some(NodeRef::at(self.tree, id as u32))
+    }
+
     /// The spare void node of the same tree.
     pub(crate) fn void(self) -> NodeRef<'a> {
         self.tree.void()

@@ -9,11 +9,21 @@ use serde::{Serialize, Serializer};
 use super::Value;
 
 impl Serialize for Value {
-    /// As JSON would hold it. Lossy where JSON has no equivalent: integers beyond 64 bits become
-    /// strings of their digits, non-finite floats become `null` (in JSON), bytes become arrays of
-    /// numbers (in JSON), enum values become `{"variant": content}` (or the bare name for unit
-    /// variants, as serde writes them), and maps become objects when every key is a string, else
-    /// arrays of `[key, value]` pairs.
+    /// As JSON would hold it (the JSON view of `docs/FORMAT.md`). Lossy where JSON has no
+    /// equivalent: integers beyond 64 bits become strings of their digits, non-finite floats
+    /// become `null` (in JSON), enum values become `{"variant": content}` (or the bare name for
+    /// unit variants, as serde writes them), and maps become objects when every key is a string,
+    /// else arrays of `[key, value]` pairs. Bytes become `{"$bytes": "<base64>"}` in
+    /// human-readable formats (standard base64 with padding, RFC 4648), so that they stay apart
+    /// from arrays of small integers; binary formats get them as bytes.
+    ///
+    /// ```
+    /// use tree_buf::Value;
+    ///
+    /// let json = serde_json::to_string(&Value::Bytes(vec![0xde, 0xad, 0xbe, 0xef]))?;
+    /// assert_eq!(json, r#"{"$bytes":"3q2+7w=="}"#);
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // A `Value` may nest deeper than any file, and serializers recurse once per level.
         crate::stack::deeper(|| match self {
@@ -29,6 +39,9 @@ impl Serialize for Value {
             },
             Value::Float(f) => serializer.serialize_f64(*f),
             Value::String(s) => serializer.serialize_str(s),
+            Value::Bytes(bytes) if serializer.is_human_readable() => {
+                serializer.collect_map([(BYTES_KEY, base64(bytes))])
+            }
             Value::Bytes(bytes) => serializer.serialize_bytes(bytes),
             Value::Array(items) => serializer.collect_seq(items),
             Value::Object(fields) => {
@@ -47,6 +60,29 @@ impl Serialize for Value {
             }
         })
     }
+}
+
+/// The one key of the object that stands for bytes in human-readable formats.
+const BYTES_KEY: &str = "$bytes";
+
+/// `bytes` in standard base64 with padding (RFC 4648, section 4).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let group = chunk.iter().enumerate().fold(0u32, |group, (i, &byte)| {
+            group | u32::from(byte) << (16 - 8 * i)
+        });
+        // A chunk of n bytes gives n + 1 characters; `=` pads the group to four.
+        for i in 0..4 {
+            out.push(if i <= chunk.len() {
+                char::from(ALPHABET[(group >> (18 - 6 * i) & 0x3f) as usize])
+            } else {
+                '='
+            });
+        }
+    }
+    out
 }
 
 impl<'de> Deserialize<'de> for Value {
@@ -169,5 +205,26 @@ impl<'de> Visitor<'de> for ValueVisitor {
             fields.push((name, map.next_value()?));
         }
         Ok(Value::Object(fields))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base64;
+
+    #[test]
+    fn base64_matches_the_rfc_4648_test_vectors() {
+        for (text, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(text.as_bytes()), encoded);
+        }
+        assert_eq!(base64(&[0xfb, 0xff]), "+/8=");
     }
 }

@@ -5,9 +5,12 @@
 //!   the words minus `min` (wrapping) fit 32 bits; floor(count / 128) blocks of 128 values
 //!   (BitPacker4x layout) come first, then ceil((count mod 128) / 32) blocks of 32 (BitPacker1x
 //!   layout), the last padded with zeros
-//! block := bits:u8 packed       bits <= 32; packed is bits * 16 bytes (128 values) or
-//!                               bits * 4 bytes (32 values)
+//! block := bits:u8 packed       bits <= min(32, word width); packed is bits * 16 bytes
+//!                               (128 values) or bits * 4 bytes (32 values)
 //! ```
+//!
+//! Readers reject a block wider than the word (its offsets could not come from words of that
+//! width) and padding offsets that are not zero.
 
 use bitpacking::{BitPacker, BitPacker1x, BitPacker4x};
 
@@ -75,14 +78,18 @@ pub(super) fn encode<W: Word>(values: &[W], min: W, out: &mut Vec<u8>) {
     }
 }
 
-/// Reads one block's bit width and packed bytes, checked before the packer sees them.
-fn block<'a>(
+/// Reads one block's bit width and packed bytes, checked before the packer sees them: at most 32
+/// bits, and no wider than the words `W`.
+fn block<'a, W: Word>(
     reader: &mut ByteReader<'a>,
     bytes_per_bit: usize,
 ) -> Result<(u8, &'a [u8]), DecodeError> {
     let bits = reader.u8()?;
-    if bits > 32 {
-        return Err(corrupt(format!("a bit-packed block of {bits} bits")));
+    if u32::from(bits) > W::BITS.min(32) {
+        return Err(corrupt(format!(
+            "a bit-packed block of {bits} bits for {}-bit words",
+            W::BITS
+        )));
     }
     Ok((bits, reader.take(usize::from(bits) * bytes_per_bit)?))
 }
@@ -119,7 +126,7 @@ impl<'a, W: Word> BitPacked<'a, W> {
         let mut buffer = [0u32; LARGE];
         let packer = BitPacker4x::new();
         for _ in 0..large_blocks {
-            let (bits, packed) = block(&mut reader, 16)?;
+            let (bits, packed) = block::<W>(&mut reader, 16)?;
             packer.decompress(packed, &mut buffer, bits);
             values.extend(
                 buffer
@@ -129,9 +136,15 @@ impl<'a, W: Word> BitPacked<'a, W> {
         }
         let packer = BitPacker1x::new();
         for _ in 0..small_blocks {
-            let (bits, packed) = block(&mut reader, 4)?;
+            let (bits, packed) = block::<W>(&mut reader, 4)?;
             packer.decompress(packed, &mut buffer[..SMALL], bits);
             let take = (count - values.len()).min(SMALL);
+            // Only the last block has padding: checked once a stream.
+            if buffer[take..SMALL].iter().any(|&padding| padding != 0) {
+                return Err(corrupt(
+                    "bit-packed padding past the last value is not zero",
+                ));
+            }
             values.extend(
                 buffer[..take]
                     .iter()
@@ -249,5 +262,22 @@ mod tests {
             "count past the bytes"
         );
         assert!(decode::<u32>(&[0, 0, 0], 32).is_err(), "trailing bytes");
+        let mut nine_bits = vec![0, 9];
+        nine_bits.extend([0; 36]);
+        assert!(decode::<u8>(&nine_bits, 32).is_err(), "wider than the word");
+        assert!(
+            decode::<u16>(&nine_bits, 32).is_ok(),
+            "as wide as the word allows"
+        );
+        // One value of 1 bit in a block of 32: the 31 offsets after it are padding.
+        assert_eq!(decode::<u32>(&[0, 1, 1, 0, 0, 0], 1).unwrap(), [1]);
+        assert!(
+            decode::<u32>(&[0, 1, 3, 0, 0, 0], 1).is_err(),
+            "non-zero padding"
+        );
+        assert!(
+            decode::<u32>(&[0, 1, 0, 0, 0, 0x80], 31).is_err(),
+            "non-zero padding in the last place"
+        );
     }
 }

@@ -41,7 +41,7 @@ use super::bytes::ByteReader;
 use super::describe::{Codec, Describer, Encoding};
 use super::numbering::Key;
 use super::zstd::{self, Frame};
-use super::{check_depth, tags};
+use super::{check_depth, is_empty_form, tags};
 use crate::error::DecodeError;
 
 pub(crate) use select::encode;
@@ -282,6 +282,9 @@ pub(crate) fn decode_nested<W: Word>(
     depth: usize,
 ) -> Result<Vec<W>, DecodeError> {
     check_depth(depth)?;
+    if is_empty_form(bytes, count) {
+        return Ok(Vec::new());
+    }
     IntStream::<W>::parse(bytes)?.decode(count, budget, depth)
 }
 
@@ -402,10 +405,25 @@ pub(crate) mod tests {
         assert!(IntTag::try_from(0x09).is_err());
     }
 
+    /// A stream of no values may be no bytes at all; a stream of values may not, and a tag must
+    /// be known even where no values follow it.
     #[test]
-    fn unknown_tags_and_empty_streams_are_errors() {
+    fn unknown_tags_and_empty_streams_of_values_are_errors() {
         assert!(decode::<u64>(&[0x7f], 0, &mut Budget::new(u64::MAX)).is_err());
-        assert!(decode::<u64>(&[], 0, &mut Budget::new(u64::MAX)).is_err());
+        assert_eq!(
+            decode::<u64>(&[], 0, &mut Budget::new(u64::MAX)),
+            Ok(vec![])
+        );
+        assert_eq!(
+            decode::<u64>(&[0x01], 0, &mut Budget::new(u64::MAX)),
+            Ok(vec![])
+        );
+        assert!(decode::<u64>(&[], 1, &mut Budget::new(u64::MAX)).is_err());
+        // Nested: a run-length stream of no runs, its lengths and values empty.
+        assert_eq!(
+            decode::<u64>(&[IntTag::Rle as u8, 0, 0], 0, &mut Budget::new(u64::MAX)),
+            Ok(vec![])
+        );
         assert!(decode::<u64>(&[0x09, 0], 1, &mut Budget::new(u64::MAX)).is_err());
         assert!(described::<u64>(&[0x09, 0]).starts_with("unreadable (corrupt: unknown integer"));
     }
