@@ -422,6 +422,17 @@ impl<'a> Archive<'a> {
 
     /// Decodes the whole archive as one value of `T`, as [`crate::decode`] does.
     pub(crate) fn decode_whole<T: Decode>(&self) -> Result<T, DecodeError> {
+        if self.unfinished_bytes() > 0 {
+            return Err(DecodeError::new(
+                DecodeErrorKind::Truncated,
+                "",
+                format!(
+                    "the archive has {} bytes after its last complete footer (an append that \
+                     did not finish, or a cut): Archive::open reads the rows that footer lists",
+                    self.unfinished_bytes()
+                ),
+            ));
+        }
         let budget = Budget::new(self.whole_budget());
         if self.chunks.len() == 1 {
             return self.decode_chunk_with::<T>(0, budget);
