@@ -330,7 +330,10 @@ fn an_append_that_stops_leaves_the_archive_as_it_was() {
     // Decoding the whole file, which checks everything, says what is wrong instead.
     let error = decode::<Vec<Game>>(&torn).unwrap_err();
     assert_eq!(error.kind(), DecodeErrorKind::Truncated);
-    assert!(error.message().contains("after its last complete footer"), "{error}");
+    assert!(
+        error.message().contains("after its last complete footer"),
+        "{error}"
+    );
     // The chunk the append finished is there for recovery.
     let recovered = Archive::recover_bytes(&torn).unwrap();
     assert_eq!(recovered.rows(), 11);

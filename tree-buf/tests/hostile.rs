@@ -763,3 +763,29 @@ fn the_branch_of_a_node_with_no_values_is_not_read() {
         assert_eq!(decode::<Value>(&bytes).unwrap(), Value::Array(vec![]));
     }
 }
+
+#[test]
+fn a_file_may_use_no_encoding_newer_than_its_version() {
+    let golden = |path: &str| {
+        std::fs::read(format!(
+            "{}/tests/golden/{path}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    };
+    let unchecked = DecodeOptions::default().verify_checksums(false);
+    // Huffman codes came in version 3, keyed string streams in version 2.
+    type Huffman = (Vec<i64>, Vec<u32>, Vec<u8>);
+    type Keyed = Vec<(String, Option<String>, Option<String>, String)>;
+    let mut huffman = golden("v3/huffman_columns.tb");
+    assert!(decode_with_options::<Huffman>(&huffman, &unchecked).is_ok());
+    huffman[4] = 2;
+    let error = decode_with_options::<Huffman>(&huffman, &unchecked).unwrap_err();
+    assert_eq!(error.kind(), DecodeErrorKind::Corrupt);
+    assert!(error.message().contains("Huffman"), "{error}");
+    let mut keyed = golden("v2/keyed_people.tb");
+    assert!(decode_with_options::<Keyed>(&keyed, &unchecked).is_ok());
+    keyed[4] = 1;
+    let error = decode_with_options::<Keyed>(&keyed, &unchecked).unwrap_err();
+    assert!(error.message().contains("keyed"), "{error}");
+}

@@ -77,6 +77,8 @@ struct Schema {
 /// ```
 pub struct Archive<'a> {
     bytes: Bytes<'a>,
+    /// The format version the archive declares.
+    version: u8,
     options: DecodeOptions,
     schemas: Vec<Schema>,
     chunks: Vec<ChunkEntry>,
@@ -190,6 +192,7 @@ impl<'a> Archive<'a> {
         };
         let mut archive = Archive {
             bytes: Bytes::Borrowed(&[]),
+            version: head.version,
             options,
             schemas: vec![header_schema],
             chunk_schemas: Vec::with_capacity(chunks.len()),
@@ -302,6 +305,7 @@ impl<'a> Archive<'a> {
         let (chunk, _) = self.chunk(index)?;
         let view = FileView::of_chunk(
             SchemaTree::parse(schema)?,
+            self.version,
             schema,
             chunk,
             self.chunks[index].size as usize,
@@ -347,7 +351,7 @@ impl<'a> Archive<'a> {
     /// Fails if `index` is not a chunk's.
     pub fn decode_chunk<T: Decode>(&self, index: usize) -> Result<Vec<T>, DecodeError> {
         self.check_index(index)?;
-        let budget = Budget::new(self.chunk_budget(index));
+        let budget = Budget::for_version(self.chunk_budget(index), self.version);
         self.checked_rows(index, self.decode_chunk_with(index, budget)?)
     }
 
@@ -407,7 +411,7 @@ impl<'a> Archive<'a> {
             let tree = &self.schemas[self.chunk_schemas[index]].tree;
             let route = resolve(tree.root(), &path)?;
             let (chunk, checksums) = self.chunk(index)?;
-            let budget = Budget::new(self.chunk_budget(index));
+            let budget = Budget::for_version(self.chunk_budget(index), self.version);
             let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
             let mut count = 1;
             for &(node, child) in &route.steps {
@@ -433,7 +437,7 @@ impl<'a> Archive<'a> {
                 ),
             ));
         }
-        let budget = Budget::new(self.whole_budget());
+        let budget = Budget::for_version(self.whole_budget(), self.version);
         if self.chunks.len() == 1 {
             return self.decode_chunk_with::<T>(0, budget);
         }
@@ -445,7 +449,7 @@ impl<'a> Archive<'a> {
 
     /// Each chunk decoded as `T` (on rayon's threads when allowed), all drawing on one budget.
     fn decode_each<T: Decode + Send>(&self) -> Result<Vec<T>, DecodeError> {
-        let budget = Budget::new(self.whole_budget());
+        let budget = Budget::for_version(self.whole_budget(), self.version);
         let indices: Vec<usize> = (0..self.chunks.len()).collect();
         let parallel = self.options.parallel && self.chunks.len() > 1;
         let decode = |index: usize| self.decode_chunk_with::<T>(index, budget.clone());

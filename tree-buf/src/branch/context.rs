@@ -134,10 +134,6 @@ impl fmt::Debug for DecodeContext<'_> {
 const PARALLEL_MIN_BYTES: usize = 1 << 18;
 
 impl<'a> DecodeContext<'a> {
-    pub(crate) fn new(branches: Vec<&'a [u8]>, budget: u64) -> Self {
-        DecodeContext::with_budget(branches, Budget::new(budget), Vec::new())
-    }
-
     /// A context drawing on `budget`, which may be shared with other chunks, and checking each
     /// branch it reads against `checksums` (unless empty).
     pub(crate) fn with_budget(
@@ -365,7 +361,11 @@ impl<'a> DecodeContext<'a> {
     ) -> Result<Leaf<C>, DecodeError> {
         let source = match string::keyed_source(self.branch(node)?) {
             None => None,
-            Some(source) => Some(self.keyed_source(node, count, source?)?),
+            Some(source) => {
+                (self.budget.require(2, "a keyed string stream"))
+                    .map_err(|e| e.at_path_if_unset(|| node.path()))?;
+                Some(self.keyed_source(node, count, source?)?)
+            }
         };
         let bytes_each = 2 * size_of::<usize>() + extra_bytes_each;
         self.leaf(node, count, bytes_each, move |bytes, count, budget| {

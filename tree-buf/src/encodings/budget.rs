@@ -4,20 +4,40 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::error::{limit_exceeded, DecodeError};
+use crate::error::{corrupt, limit_exceeded, DecodeError};
 
-/// What is left to decode. Clones share one count, so branches decoded on several threads draw
-/// on one cap.
+/// What is left to decode, and what the file may use. Clones share one count, so branches
+/// decoded on several threads draw on one cap.
 #[derive(Debug, Clone)]
 pub(crate) struct Budget {
     remaining: Arc<AtomicU64>,
+    /// The format version the file declares: its streams may use no encoding added later.
+    version: u8,
 }
 
 impl Budget {
+    /// A budget of `bytes` for streams of any version.
     pub(crate) fn new(bytes: u64) -> Self {
+        Budget::for_version(bytes, u8::MAX)
+    }
+
+    /// A budget of `bytes` for the streams of a file of format `version`.
+    pub(crate) fn for_version(bytes: u64, version: u8) -> Self {
         Budget {
             remaining: Arc::new(AtomicU64::new(bytes)),
+            version,
         }
+    }
+
+    /// Fails unless the file's version has `what`, added in format version `added`.
+    pub(crate) fn require(&self, added: u8, what: &str) -> Result<(), DecodeError> {
+        if self.version < added {
+            return Err(corrupt(format!(
+                "{what} (format version {added}) in a file of version {}",
+                self.version
+            )));
+        }
+        Ok(())
     }
 
     /// Takes `count` items of `bytes_each` bytes (at least one each, so zero-sized items still

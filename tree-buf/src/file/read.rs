@@ -2,6 +2,7 @@
 
 use super::{ARCHIVE, ARCHIVE_VERSION, MAGIC};
 use crate::branch::DecodeContext;
+use crate::encodings::budget::Budget;
 use crate::encodings::bytes::ByteReader;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::options::DecodeOptions;
@@ -12,6 +13,8 @@ use crate::types::{decode_root, Decode, ValueDecoder};
 #[derive(Debug)]
 pub(crate) struct FileView<'a> {
     pub(crate) tree: SchemaTree,
+    /// The format version the file declares.
+    version: u8,
     pub(crate) chunk: Chunk<'a>,
     /// The schema's bytes, which `tree` was parsed from.
     schema: &'a [u8],
@@ -68,6 +71,7 @@ impl<'a> FileView<'a> {
         reader.finish("the last chunk")?;
         Ok(FileView {
             tree,
+            version: head.version,
             table_bytes: chunk.table_bytes,
             chunk,
             schema: head.schema,
@@ -81,6 +85,7 @@ impl<'a> FileView<'a> {
     /// schema is `tree`, parsed from `schema`.
     pub(crate) fn of_chunk(
         tree: SchemaTree,
+        version: u8,
         schema: &'a [u8],
         chunk: Chunk<'a>,
         section_bytes: usize,
@@ -88,6 +93,7 @@ impl<'a> FileView<'a> {
         let branch_bytes: usize = chunk.data.len();
         FileView {
             tree,
+            version,
             table_bytes: section_bytes - branch_bytes,
             chunk,
             schema,
@@ -115,7 +121,8 @@ impl<'a> FileView<'a> {
 
     /// A context for decoding this file's branches.
     pub(crate) fn context(&self, options: &DecodeOptions) -> DecodeContext<'a> {
-        DecodeContext::new(self.chunk.branches.clone(), self.budget(options))
+        let budget = Budget::for_version(self.budget(options), self.version);
+        DecodeContext::with_budget(self.chunk.branches.clone(), budget, Vec::new())
     }
 
     /// Decodes the root value, reading only the branches `T` needs; the data checksum is the
@@ -150,6 +157,7 @@ pub(crate) const HEADER_BYTES: usize = MAGIC.len() + 2;
 
 /// A file's header and schema section, checked.
 pub(crate) struct Head<'a> {
+    pub(crate) version: u8,
     pub(crate) flags: u8,
     /// The schema's bytes, not parsed yet.
     pub(crate) schema: &'a [u8],
@@ -200,6 +208,7 @@ impl<'a> Head<'a> {
         let covered = &bytes[..bytes.len() - reader.remaining()];
         check_crc(covered, reader.u32_le()?, "schema", options)?;
         Ok(Head {
+            version,
             flags,
             schema,
             len: bytes.len() - reader.remaining(),

@@ -118,7 +118,10 @@ impl<'a, W: Word> IntStream<'a, W> {
             IntStream::Simple16(body) => simple16::decode(body, count),
             IntStream::Rle(runs) => runs.decode(count, budget, depth),
             IntStream::Dictionary(dictionary) => dictionary.decode(count, budget, depth),
-            IntStream::Huffman(huffman) => huffman.decode(count, budget, depth),
+            IntStream::Huffman(huffman) => {
+                budget.require(3, "a Huffman stream")?;
+                huffman.decode(count, budget, depth)
+            }
             IntStream::Zstd(frame) => {
                 let inner = frame.decompress(max_stream_size::<W>(count), budget)?;
                 decode_nested(&inner, count, budget, depth + 1)
