@@ -363,12 +363,22 @@ impl<'a> Archive<'a> {
 
     /// Every value at `path` (such as `[].name`), in row order, across all chunks, into the
     /// collection `T` (such as `Vec<String>`): see [`Reader::decode_path`](crate::Reader::decode_path).
+    /// A chunk whose schema lacks the path (rows of [`Value`](crate::Value)s whose field
+    /// first comes in a later chunk, say) has no values there; the path must be in some chunk's.
     pub fn decode_path<T: Decode>(&self, path: impl AsPath) -> Result<T, DecodeError> {
         let path = path.as_path()?;
         let mut parts = Vec::with_capacity(self.chunks.len());
+        let mut not_found = None;
         for index in 0..self.chunks.len() {
             let tree = &self.schemas[self.chunk_schemas[index]].tree;
-            let route = resolve(tree.root(), &path)?;
+            let route = match resolve(tree.root(), &path) {
+                Ok(route) => route,
+                Err(error) if error.kind() == DecodeErrorKind::PathNotFound => {
+                    not_found.get_or_insert(error);
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
             let (chunk, checksums) = self.chunk(index)?;
             let budget = Budget::new(self.chunk_budget(index));
             let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
@@ -380,7 +390,10 @@ impl<'a> Archive<'a> {
                 decode_root(ctx, route.node.gathered(count), 1, self.options.parallel)?;
             parts.push(decoder.next());
         }
-        join(parts)
+        match not_found {
+            Some(error) if parts.is_empty() => Err(error),
+            _ => join(parts),
+        }
     }
 
     /// Decodes the whole archive as one value of `T`, as [`crate::decode`] does.
