@@ -358,8 +358,7 @@ pub fn push_csv_rows<W: Write>(
         }
         let full = batch.len() >= chunking.rows || batch_bytes >= chunking.bytes / 4;
         if !batch.is_empty() && (full || !more) {
-            push_batch(&batch, &names, &mut types, writer)
-                .map_err(|e| archive_error(&name, &e))?;
+            push_batch(&batch, &names, &mut types, writer).map_err(|e| archive_error(&name, &e))?;
             batch.clear();
             batch_bytes = 0;
         }
@@ -386,7 +385,13 @@ fn push_batch<W: Write>(
         }
     }
     // Columns blank throughout the chunk are left out of its schema.
-    writer.set_field_order(names.iter().zip(&seen).filter(|(_, seen)| **seen).map(|(n, _)| n));
+    writer.set_field_order(
+        names
+            .iter()
+            .zip(&seen)
+            .filter(|(_, seen)| **seen)
+            .map(|(n, _)| n),
+    );
     for record in records {
         let fields = record
             .iter()
@@ -498,8 +503,9 @@ fn one_value(columns: ValueWriter, name: &str) -> Result<Value, CliError> {
 pub fn csv_value(input: &Path, csv_options: &CsvOptions) -> Result<Value, CliError> {
     let name = input.display().to_string();
     let chunking = Chunking::default();
-    let mut writer = ArchiveWriter::with_options(Vec::new(), chunking.options(EncodeOptions::default()))
-        .map_err(|e| archive_error(&name, &e))?;
+    let mut writer =
+        ArchiveWriter::with_options(Vec::new(), chunking.options(EncodeOptions::default()))
+            .map_err(|e| archive_error(&name, &e))?;
     push_csv_rows(input, csv_options, &chunking, &mut writer)?;
     let bytes = writer.finish().map_err(|e| archive_error(&name, &e))?;
     tree_buf::decode(&bytes).map_err(|e| CliError::new(format!("{name}: {e}")))

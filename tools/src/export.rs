@@ -1,12 +1,12 @@
 //! `to-json` and `to-csv`: archives read a chunk at a time, files of one value as a whole.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::ops::Range;
 use std::path::Path;
 
 use tree_buf::archive::{Archive, ArchiveError};
-use tree_buf::{DecodeError, DecodeErrorKind, DecodeOptions, Reader, Value};
+use tree_buf::{DecodeError, DecodeErrorKind, DecodeOptions, Reader, Segment, Value};
 
 use crate::io::{is_stdio, read_input, write_stdout, Stop};
 use crate::CliError;
@@ -44,7 +44,9 @@ impl Open {
             };
             match archive {
                 Ok(archive) => return read(Opened::Archive(&archive)),
-                Err(ArchiveError::Decode(e)) if !one_value(&e, self.recover) => return Err(error(e)),
+                Err(ArchiveError::Decode(e)) if !one_value(&e, self.recover) => {
+                    return Err(error(e))
+                }
                 Err(ArchiveError::Decode(_)) => {}
                 Err(e) => return Err(CliError::new(format!("{name}: {e}"))),
             }
@@ -102,7 +104,8 @@ pub fn parse_rows(text: &str) -> Result<Range<u64>, String> {
 }
 
 /// Calls `each` on every row in `range` of an opened file: an archive's a chunk at a time
-/// (only the chunks that hold rows of the range are read), the items of a file of one array.
+/// (only the chunks that hold rows of the range are read, each row made as it is taken), the
+/// items of a file of one array.
 fn for_each_row(
     opened: &Opened<'_>,
     open: &Open,
@@ -112,22 +115,9 @@ fn for_each_row(
 ) -> Result<(), Stop> {
     let error = |e| Stop::Fail(open.error(name, e));
     match opened {
-        Opened::Archive(archive) => {
-            for (index, chunk) in archive.chunks().iter().enumerate() {
-                let end = chunk.first_row + chunk.rows;
-                if end <= range.start || chunk.first_row >= range.end {
-                    continue;
-                }
-                let rows = archive.decode_chunk::<Value>(index).map_err(error)?;
-                let skip = range.start.saturating_sub(chunk.first_row) as usize;
-                let take = (range.end.min(end) - chunk.first_row) as usize;
-                rows.into_iter()
-                    .take(take)
-                    .skip(skip)
-                    .try_for_each(&mut each)?;
-            }
-            Ok(())
-        }
+        Opened::Archive(archive) => archive
+            .iter_rows::<Value>(range.clone())
+            .try_for_each(|row| each(row.map_err(error)?)),
         Opened::Value(bytes) => {
             match tree_buf::decode_with_options::<Value>(bytes, &open.options).map_err(error)? {
                 Value::Array(items) => items
@@ -234,32 +224,16 @@ fn write_row(w: &mut dyn Write, row: &Value, index: u64, out: &JsonOut) -> std::
     }
 }
 
-/// Writes rows of objects as CSV: a column per field (in the order the fields first come), a
-/// cell per field of each row: strings as they are, nested values as JSON text, absent fields
-/// and nulls blank.
+/// Writes rows of objects as CSV: a column per field (in schema order), a cell per field of
+/// each row: strings as they are, nested values as JSON text, absent fields and nulls blank.
 pub fn to_csv(file: &Path, rows: Option<Range<u64>>, open: &Open) -> Result<(), CliError> {
     let name = file.display().to_string();
     let range = rows.unwrap_or(0..u64::MAX);
     open.file(file, |opened| {
-        // The header needs every field first: a first pass over the rows, a chunk at a time.
-        let mut columns: HashMap<String, usize> = HashMap::new();
-        let mut header = Vec::new();
-        let mut number = range.start;
-        let collected = for_each_row(&opened, open, &name, &range, |row| {
-            for (field, _) in object(&row, number, &name)? {
-                if !columns.contains_key(field) {
-                    columns.insert(field.clone(), header.len());
-                    header.push(field.clone());
-                }
-            }
-            number += 1;
-            Ok(())
-        });
-        match collected {
-            Err(Stop::Fail(e)) => return Err(e),
-            Err(Stop::Write(e)) => return Err(CliError::new(format!("{name}: {e}"))),
-            Ok(()) => {}
-        }
+        let header = fields(&opened, open, &name)?;
+        let columns: HashMap<&str, usize> = (header.iter().enumerate())
+            .map(|(i, h)| (h.as_str(), i))
+            .collect();
         write_stdout(|w| {
             let mut csv = csv::Writer::from_writer(w);
             csv.write_record(&header).map_err(std::io::Error::from)?;
@@ -268,7 +242,12 @@ pub fn to_csv(file: &Path, rows: Option<Range<u64>>, open: &Open) -> Result<(), 
             for_each_row(&opened, open, &name, &range, |row| {
                 cells.iter_mut().for_each(String::clear);
                 for (field, value) in object(&row, number, &name)? {
-                    cells[columns[field.as_str()]] = cell(value);
+                    let column = columns.get(field.as_str()).ok_or_else(|| {
+                        CliError::new(format!(
+                            "{name}: row {number} has a field `{field}` its schema lacks"
+                        ))
+                    })?;
+                    cells[*column] = cell(value);
                 }
                 number += 1;
                 Ok(csv.write_record(&cells).map_err(std::io::Error::from)?)
@@ -276,6 +255,58 @@ pub fn to_csv(file: &Path, rows: Option<Range<u64>>, open: &Open) -> Result<(), 
             Ok(csv.flush()?)
         })
     })
+}
+
+/// The fields of the rows, from the schemas (no row is decoded): each chunk's in its schema's
+/// order, and fields that a chunk has and the chunks before it lack placed before the next
+/// field they precede there, so that a column blank in the first chunks keeps its place.
+fn fields(opened: &Opened<'_>, open: &Open, name: &str) -> Result<Vec<String>, CliError> {
+    let lists: Vec<Vec<String>> = match opened {
+        Opened::Archive(archive) => (archive.chunks().iter())
+            .map(|chunk| row_fields(chunk.branches.iter().map(|b| b.path.clone())))
+            .collect(),
+        Opened::Value(bytes) => {
+            let reader = Reader::with_options(bytes, open.options.clone())
+                .map_err(|e| open.error(name, e))?;
+            vec![row_fields(
+                reader.schema().iter().map(|n| n.path.to_string()),
+            )]
+        }
+    };
+    let mut header: Vec<String> = Vec::new();
+    let mut known = HashSet::new();
+    for list in lists {
+        let mut new = Vec::new();
+        for field in list {
+            if known.insert(field.clone()) {
+                new.push(field);
+            } else if !new.is_empty() {
+                let at = header
+                    .iter()
+                    .position(|h| *h == field)
+                    .unwrap_or(header.len());
+                header.splice(at..at, new.drain(..));
+            }
+        }
+        header.append(&mut new);
+    }
+    Ok(header)
+}
+
+/// The names of the fields of rows (`name` of paths `[].name…`), in the order of `paths`.
+fn row_fields(paths: impl Iterator<Item = String>) -> Vec<String> {
+    let mut fields: Vec<String> = Vec::new();
+    for path in paths {
+        let Ok(path) = tree_buf::Path::parse(&path) else {
+            continue;
+        };
+        if let [Segment::Items, Segment::Name(field), ..] = path.segments() {
+            if !fields.contains(field) {
+                fields.push(field.clone());
+            }
+        }
+    }
+    fields
 }
 
 /// The fields of row `number`, which must be an object.

@@ -355,8 +355,12 @@ fn totals(chunks: &[ChunkInfo]) -> Vec<BranchTotal> {
 fn bounds(statistics: Option<&Statistics>) -> [String; 3] {
     let text = |bytes: &[u8]| format!("{:?}", clip(&String::from_utf8_lossy(bytes), 24));
     match statistics {
-        Some(Statistics::Nulls(nulls)) => [String::new(), String::new(), thousands(*nulls as usize)],
-        Some(Statistics::Unsigned { min, max }) => [min.to_string(), max.to_string(), String::new()],
+        Some(Statistics::Nulls(nulls)) => {
+            [String::new(), String::new(), thousands(*nulls as usize)]
+        }
+        Some(Statistics::Unsigned { min, max }) => {
+            [min.to_string(), max.to_string(), String::new()]
+        }
         Some(Statistics::Signed { min, max }) => [min.to_string(), max.to_string(), String::new()],
         Some(Statistics::Float { min, max }) => [min.to_string(), max.to_string(), String::new()],
         Some(Statistics::Str { min, max }) => [text(min), text(max), String::new()],
@@ -395,9 +399,11 @@ fn archive_text(archive: &Archive<'_>, name: &str) -> String {
         thousands(archive.rows() as usize),
         chunks.len()
     );
-    let mut rows = vec![["chunk", "first row", "rows", "offset", "bytes", "branches"]
-        .map(str::to_owned)
-        .to_vec()];
+    let mut rows = vec![
+        ["chunk", "first row", "rows", "offset", "bytes", "branches"]
+            .map(str::to_owned)
+            .to_vec(),
+    ];
     for (index, chunk) in chunks.iter().enumerate() {
         rows.push(vec![
             index.to_string(),
@@ -410,9 +416,11 @@ fn archive_text(archive: &Archive<'_>, name: &str) -> String {
     }
     out.push_str(&table(&rows, &[true; 6]));
     out.push_str("\nBranches, over the chunks that have them:\n");
-    let mut rows = vec![["path", "type", "bytes", "values", "chunks", "min", "max", "nulls"]
-        .map(str::to_owned)
-        .to_vec()];
+    let mut rows = vec![[
+        "path", "type", "bytes", "values", "chunks", "min", "max", "nulls",
+    ]
+    .map(str::to_owned)
+    .to_vec()];
     for total in totals(chunks) {
         let [min, max, nulls] = bounds(total.statistics.as_ref());
         rows.push(vec![

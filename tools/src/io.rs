@@ -131,9 +131,7 @@ pub fn write_stdout(
 /// Writes `bytes` to `path` (`-` for standard output), as [`Output`] does.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     let mut output = Output::create(path)?;
-    output
-        .write_all(bytes)
-        .map_err(|e| output.error(&e))?;
+    output.write_all(bytes).map_err(|e| output.error(&e))?;
     output.commit()
 }
 

@@ -260,13 +260,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             output,
             lines,
             encode,
-        } => convert::from_json(
-            &input,
-            &output,
-            lines,
-            &encode.chunking(),
-            encode.options(),
-        ),
+        } => convert::from_json(&input, &output, lines, &encode.chunking(), encode.options()),
         Command::FromCsv {
             input,
             csv,
