@@ -1,13 +1,13 @@
 //! `from-json`, `from-csv` and `to-json`.
 
-use std::io::Read;
+use std::io::{BufRead, Write};
 use std::path::Path;
 
-use tree_buf::{
-    ArrayWriter, DecodeErrorKind, DecodeOptions, EncodeOptions, Reader, Value, ValueWriter,
-};
+use serde::de::{Deserializer as _, SeqAccess, Visitor};
+use tree_buf::archive::{ArchiveError, ArchiveOptions, ArchiveWriter};
+use tree_buf::{EncodeOptions, Value, ValueWriter};
 
-use crate::io::{is_stdio, open_input, read_input, write_output, write_stdout};
+use crate::io::{open_input, Output};
 use crate::CliError;
 
 /// The options of the `from-*` commands.
@@ -34,23 +34,178 @@ pub fn parse_json(input: &Path) -> Result<Value, CliError> {
     Ok(Value::from(json))
 }
 
-/// Converts JSON as it is read, holding only the columns: never the whole document.
-pub fn from_json(input: &Path, output: &Path, options: &EncodeOptions) -> Result<(), CliError> {
+/// When the commands that write archives end a chunk.
+#[derive(Debug, Clone, Copy)]
+pub struct Chunking {
+    /// Rows per chunk, at most.
+    pub rows: usize,
+    /// Bytes of columns in memory per chunk, about.
+    pub bytes: usize,
+}
+
+impl Default for Chunking {
+    fn default() -> Self {
+        Chunking {
+            rows: ArchiveOptions::DEFAULT_CHUNK_ROWS,
+            bytes: ArchiveOptions::DEFAULT_CHUNK_BYTES,
+        }
+    }
+}
+
+impl Chunking {
+    /// The archive options for these chunks, encoded with `encode`.
+    pub fn options(&self, encode: EncodeOptions) -> ArchiveOptions {
+        ArchiveOptions::default()
+            .encode_options(encode)
+            .chunk_rows(self.rows)
+            .chunk_bytes(self.bytes)
+    }
+}
+
+/// An archive error on `name`.
+pub fn archive_error(name: &str, error: &ArchiveError) -> CliError {
+    CliError::new(format!("{name}: {error}"))
+}
+
+/// Skips the whitespace at the start of `input` and gives the first byte after it, if any.
+fn first_byte(input: &mut dyn BufRead) -> std::io::Result<Option<u8>> {
+    loop {
+        let buffer = input.fill_buf()?;
+        if buffer.is_empty() {
+            return Ok(None);
+        }
+        match buffer.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(at) => {
+                let byte = buffer[at];
+                input.consume(at);
+                return Ok(Some(byte));
+            }
+            None => {
+                let len = buffer.len();
+                input.consume(len);
+            }
+        }
+    }
+}
+
+/// Pushes each row of JSON `input` to `writer` as it is parsed, never holding more than one
+/// row: the items of a root array, or the values of JSON lines (text of more than one value,
+/// one per line; `lines` says so even of one value, or of rows that are arrays). Input of one
+/// value that is not an array pushes nothing and is handed back, read into columns.
+pub fn push_json_rows<W: Write>(
+    input: &Path,
+    lines: bool,
+    writer: &mut ArchiveWriter<Value, W>,
+) -> Result<Option<ValueWriter>, CliError> {
     let name = input.display().to_string();
-    let mut json = serde_json::Deserializer::from_reader(open_input(input, "converting")?);
-    let writer = ValueWriter::read(&mut json).map_err(|e| json_error(&name, &e))?;
-    json.end().map_err(|e| json_error(&name, &e))?;
-    let bytes = writer
-        .finish(options)
-        .map_err(|e| CliError::new(format!("{name}: {e}")))?;
-    write_output(output, &bytes)
+    let error = |e: serde_json::Error| json_error(&name, &e);
+    let mut source = open_input(input, "converting")?;
+    let first = first_byte(&mut source).map_err(|e| CliError::new(format!("{name}: {e}")))?;
+    let mut json = serde_json::Deserializer::from_reader(source);
+    if lines {
+        return push_values(json.into_iter(), writer, &name).map(|()| None);
+    }
+    if first == Some(b'[') {
+        let mut failed = None;
+        let rows = json.deserialize_seq(RowSink {
+            writer,
+            failed: &mut failed,
+        });
+        if let Some(failed) = failed {
+            return Err(archive_error(&name, &failed));
+        }
+        rows.map_err(error)?;
+        return match json.end() {
+            Err(e) if e.is_syntax() => Err(CliError::new(format!(
+                "{name}: more JSON follows the root array (JSON lines whose rows are arrays \
+                 need --lines)"
+            ))),
+            other => other.map(|()| None).map_err(error),
+        };
+    }
+    let value = ValueWriter::read(&mut json).map_err(error)?;
+    match json.end() {
+        Ok(()) => Ok(Some(value)),
+        // More values follow: JSON lines, whose first row was read into columns.
+        Err(e) if e.is_syntax() => {
+            let first = one_value(value, &name)?;
+            writer.push(&first).map_err(|e| archive_error(&name, &e))?;
+            push_values(json.into_iter(), writer, &name).map(|()| None)
+        }
+        Err(e) => Err(error(e)),
+    }
+}
+
+fn push_values<W: Write>(
+    values: impl Iterator<Item = serde_json::Result<Value>>,
+    writer: &mut ArchiveWriter<Value, W>,
+    name: &str,
+) -> Result<(), CliError> {
+    for value in values {
+        let value = value.map_err(|e| json_error(name, &e))?;
+        writer.push(&value).map_err(|e| archive_error(name, &e))?;
+    }
+    Ok(())
+}
+
+/// Pushes the items of a JSON array to an archive as they are parsed; a failure to write is
+/// kept in `failed`, to be reported as itself rather than as bad JSON.
+struct RowSink<'w, W: Write> {
+    writer: &'w mut ArchiveWriter<Value, W>,
+    failed: &'w mut Option<ArchiveError>,
+}
+
+impl<'de, W: Write> Visitor<'de> for RowSink<'_, W> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array of rows")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<(), A::Error> {
+        while let Some(row) = items.next_element::<Value>()? {
+            if let Err(error) = self.writer.push(&row) {
+                let message = error.to_string();
+                *self.failed = Some(error);
+                return Err(serde::de::Error::custom(message));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Converts JSON as it is read: a root array or JSON lines to an archive of rows, a chunk at a
+/// time; any other value to a file of that value, holding only its columns.
+pub fn from_json(
+    input: &Path,
+    output: &Path,
+    lines: bool,
+    chunking: &Chunking,
+    encode: EncodeOptions,
+) -> Result<(), CliError> {
+    let name = input.display().to_string();
+    let mut out = Output::create(output)?;
+    let mut writer = ArchiveWriter::with_options(&mut out, chunking.options(encode.clone()))
+        .map_err(|e| archive_error(&name, &e))?;
+    match push_json_rows(input, lines, &mut writer)? {
+        Some(value) => {
+            // Nothing was pushed, so nothing was written.
+            drop(writer);
+            let bytes = value
+                .finish(&encode)
+                .map_err(|e| CliError::new(format!("{name}: {e}")))?;
+            out.write_all(&bytes).map_err(|e| out.error(&e))?;
+        }
+        None => {
+            writer.finish().map_err(|e| archive_error(&name, &e))?;
+        }
+    }
+    out.commit()
 }
 
 /// The type a CSV column holds, narrowed cell by cell.
 #[derive(Debug, Clone, Copy)]
 struct ColumnType {
-    /// Whether any cell is not blank.
-    seen: bool,
     integer: bool,
     float: bool,
     boolean: bool,
@@ -58,14 +213,12 @@ struct ColumnType {
 
 impl ColumnType {
     const ANY: ColumnType = ColumnType {
-        seen: false,
         integer: true,
         float: true,
         boolean: true,
     };
 
     fn narrow(&mut self, cell: &str) {
-        self.seen = true;
         self.integer &= parse_integer(cell).is_some();
         self.float &= parse_float(cell).is_some();
         self.boolean &= parse_bool(cell).is_some();
@@ -155,76 +308,101 @@ fn column_names(header: Option<&csv::StringRecord>, columns: usize) -> Vec<Strin
     names
 }
 
-/// Converts CSV to an array of row objects: one field per column, typed by inference (integers,
-/// floats, booleans, else strings); blank cells are left out of their row. The types need every
-/// cell, so the input is read twice: a file from disk, standard input from memory.
-pub fn csv_rows(
+/// How `from-csv` and `append` read CSV.
+pub struct CsvOptions {
+    pub delimiter: u8,
+    pub header: bool,
+}
+
+/// Pushes the records of CSV `input` to `writer` as row objects: one field per column, typed
+/// by inference (integers, floats, booleans, else strings), blank cells left out of their row,
+/// fields in the header's order.
+///
+/// Records are held a chunk at a time (until `chunking`'s rows, or a quarter of its chunk
+/// bytes of text) and each chunk's column types are inferred from the cells of that chunk and
+/// of every chunk before it: a column's type only widens as the file goes on (integers to floats
+/// to strings), never narrows back, and a chunk whose types widened carries its own schema.
+pub fn push_csv_rows<W: Write>(
     input: &Path,
-    delimiter: u8,
-    header: bool,
-    options: &EncodeOptions,
-) -> Result<Vec<u8>, CliError> {
+    csv_options: &CsvOptions,
+    chunking: &Chunking,
+    writer: &mut ArchiveWriter<Value, W>,
+) -> Result<(), CliError> {
     let name = input.display().to_string();
-    let stdin = if is_stdio(input) {
-        Some(read_input(input)?)
-    } else {
-        None
-    };
-    let open = |what: &str| -> Result<csv::Reader<Box<dyn Read + '_>>, CliError> {
-        let source: Box<dyn Read + '_> = match &stdin {
-            Some(bytes) => Box::new(bytes.as_slice()),
-            None => open_input(input, what)?,
-        };
-        Ok(csv::ReaderBuilder::new()
-            .delimiter(delimiter)
-            .has_headers(header)
-            .from_reader(source))
-    };
-    let mut reader = open("scanning")?;
-    let header = if header {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(csv_options.delimiter)
+        .has_headers(csv_options.header)
+        .from_reader(open_input(input, "converting")?);
+    let header = if csv_options.header {
         Some(reader.headers().map_err(|e| csv_error(&name, &e))?.clone())
     } else {
         None
     };
-    let mut types = vec![ColumnType::ANY; header.as_ref().map_or(0, csv::StringRecord::len)];
+    let mut names = Vec::new();
+    let mut types = Vec::new();
+    let mut batch = Vec::new();
+    let mut batch_bytes = 0;
     let mut record = csv::StringRecord::new();
-    while reader
-        .read_record(&mut record)
-        .map_err(|e| csv_error(&name, &e))?
-    {
-        if types.len() < record.len() {
-            types.resize(record.len(), ColumnType::ANY);
+    loop {
+        let more = reader
+            .read_record(&mut record)
+            .map_err(|e| csv_error(&name, &e))?;
+        if more {
+            if names.is_empty() {
+                // Every record has as many fields as the first (or the header).
+                names = column_names(header.as_ref(), record.len());
+                types = vec![ColumnType::ANY; names.len()];
+            }
+            batch_bytes += record.as_slice().len();
+            batch.push(record.clone());
         }
-        for (column, cell) in types.iter_mut().zip(record.iter()) {
+        let full = batch.len() >= chunking.rows || batch_bytes >= chunking.bytes / 4;
+        if !batch.is_empty() && (full || !more) {
+            push_batch(&batch, &names, &mut types, writer).map_err(|e| archive_error(&name, &e))?;
+            batch.clear();
+            batch_bytes = 0;
+        }
+        if !more {
+            return Ok(());
+        }
+    }
+}
+
+/// Pushes `records` as one chunk, typed by `types` narrowed by their cells.
+fn push_batch<W: Write>(
+    records: &[csv::StringRecord],
+    names: &[String],
+    types: &mut [ColumnType],
+    writer: &mut ArchiveWriter<Value, W>,
+) -> Result<(), ArchiveError> {
+    let mut seen = vec![false; names.len()];
+    for record in records {
+        for ((column, seen), cell) in types.iter_mut().zip(&mut seen).zip(record.iter()) {
             if !cell.is_empty() {
                 column.narrow(cell);
+                *seen = true;
             }
         }
     }
-    let names = column_names(header.as_ref(), types.len());
-    let mut reader = open("converting")?;
-    let mut rows = ArrayWriter::with_fields(
+    // Columns blank throughout the chunk are left out of its schema.
+    writer.set_field_order(
         names
             .iter()
-            .zip(&types)
-            .filter(|(_, ty)| ty.seen)
-            .map(|(name, _)| name),
+            .zip(&seen)
+            .filter(|(_, seen)| **seen)
+            .map(|(n, _)| n),
     );
-    while reader
-        .read_record(&mut record)
-        .map_err(|e| csv_error(&name, &e))?
-    {
+    for record in records {
         let fields = record
             .iter()
-            .zip(&names)
-            .zip(&types)
+            .zip(names)
+            .zip(types.iter())
             .filter(|((cell, _), _)| !cell.is_empty())
             .map(|((cell, column), ty)| (column.clone(), ty.value(cell)))
             .collect();
-        rows.push(&Value::Object(fields));
+        writer.push(&Value::Object(fields))?;
     }
-    rows.finish(options)
-        .map_err(|e| CliError::new(format!("{name}: {e}")))
+    writer.flush_chunk()
 }
 
 /// A field separator given as one ASCII character, or `\t` (or `tab`) for tabs.
@@ -243,51 +421,92 @@ pub fn delimiter(text: &str) -> Result<u8, CliError> {
 pub fn from_csv(
     input: &Path,
     output: &Path,
-    delimiter: &str,
-    header: bool,
-    options: &EncodeOptions,
+    csv_options: &CsvOptions,
+    chunking: &Chunking,
+    encode: EncodeOptions,
 ) -> Result<(), CliError> {
-    let bytes = csv_rows(input, self::delimiter(delimiter)?, header, options)?;
-    write_output(output, &bytes)
+    let name = output.display().to_string();
+    let mut out = Output::create(output)?;
+    let mut writer = ArchiveWriter::with_options(&mut out, chunking.options(encode))
+        .map_err(|e| archive_error(&name, &e))?;
+    push_csv_rows(input, csv_options, chunking, &mut writer)?;
+    writer.finish().map_err(|e| archive_error(&name, &e))?;
+    out.commit()
 }
 
-pub fn to_json(
-    file: &Path,
-    paths: &[String],
-    pretty: bool,
-    options: DecodeOptions,
+/// The format of the rows `append` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RowFormat {
+    /// A JSON array of rows, or JSON lines.
+    Json,
+    /// CSV, one row per record.
+    Csv,
+}
+
+impl RowFormat {
+    /// The format a file's name says (`.csv`, `.tsv`, `.json`, `.jsonl`, `.ndjson`, each maybe
+    /// with `.zst`).
+    fn of(path: &Path) -> Option<RowFormat> {
+        let name = path.to_string_lossy().to_lowercase();
+        let name = name.strip_suffix(".zst").unwrap_or(&name);
+        let extension = name.rsplit_once('.')?.1;
+        match extension {
+            "csv" | "tsv" => Some(RowFormat::Csv),
+            "json" | "jsonl" | "ndjson" => Some(RowFormat::Json),
+            _ => None,
+        }
+    }
+}
+
+/// Appends the rows of `input` to the archive `archive`: JSON (a root array, JSON lines, or
+/// one value as one row) or CSV.
+pub fn append(
+    archive: &Path,
+    input: &Path,
+    format: Option<RowFormat>,
+    lines: bool,
+    csv_options: &CsvOptions,
+    chunking: &Chunking,
+    encode: EncodeOptions,
 ) -> Result<(), CliError> {
-    // Bad paths fail before the file is read.
-    let paths = paths
-        .iter()
-        .map(|text| Ok((text, tree_buf::Path::parse(text)?)))
-        .collect::<Result<Vec<_>, tree_buf::PathError>>()
-        .map_err(|e| CliError::new(e.to_string()))?;
-    let name = file.display().to_string();
-    let bytes = read_input(file)?;
-    let error = |e: tree_buf::DecodeError| match e.kind() {
-        DecodeErrorKind::LimitExceeded => {
-            CliError::new(format!("{name}: {e} (here: --max-decoded-bytes)"))
+    let format = format.or_else(|| RowFormat::of(input)).ok_or_else(|| {
+        CliError::new(format!(
+            "{}: say whether it is JSON or CSV with --format",
+            input.display()
+        ))
+    })?;
+    let name = archive.display().to_string();
+    let mut writer = ArchiveWriter::<Value>::append_with_options(archive, chunking.options(encode))
+        .map_err(|e| archive_error(&name, &e))?;
+    match format {
+        RowFormat::Json => {
+            if let Some(value) = push_json_rows(input, lines, &mut writer)? {
+                let row = one_value(value, &input.display().to_string())?;
+                writer.push(&row).map_err(|e| archive_error(&name, &e))?;
+            }
         }
-        _ => CliError::new(format!("{name}: {e}")),
-    };
-    let value = if paths.is_empty() {
-        tree_buf::decode_with_options::<Value>(&bytes, &options).map_err(error)?
-    } else {
-        let reader = Reader::with_options(&bytes, options).map_err(error)?;
-        let columns = paths
-            .into_iter()
-            .map(|(text, path)| Ok((text.clone(), Value::Array(reader.decode_path(path)?))))
-            .collect::<Result<_, _>>()
-            .map_err(error)?;
-        Value::Object(columns)
-    };
-    write_stdout(|out| {
-        if pretty {
-            serde_json::to_writer_pretty(&mut *out, &value)?;
-        } else {
-            serde_json::to_writer(&mut *out, &value)?;
-        }
-        out.write_all(b"\n")
-    })
+        RowFormat::Csv => push_csv_rows(input, csv_options, chunking, &mut writer)?,
+    }
+    writer.finish().map_err(|e| archive_error(&name, &e))?;
+    Ok(())
+}
+
+/// The value read into `columns`.
+fn one_value(columns: ValueWriter, name: &str) -> Result<Value, CliError> {
+    let bytes = columns
+        .finish(&EncodeOptions::default())
+        .map_err(|e| CliError::new(format!("{name}: {e}")))?;
+    tree_buf::decode(&bytes).map_err(|e| CliError::new(format!("{name}: {e}")))
+}
+
+/// The rows of CSV `input` converted as `from-csv` converts them, as one array.
+pub fn csv_value(input: &Path, csv_options: &CsvOptions) -> Result<Value, CliError> {
+    let name = input.display().to_string();
+    let chunking = Chunking::default();
+    let mut writer =
+        ArchiveWriter::with_options(Vec::new(), chunking.options(EncodeOptions::default()))
+            .map_err(|e| archive_error(&name, &e))?;
+    push_csv_rows(input, csv_options, &chunking, &mut writer)?;
+    let bytes = writer.finish().map_err(|e| archive_error(&name, &e))?;
+    tree_buf::decode(&bytes).map_err(|e| CliError::new(format!("{name}: {e}")))
 }

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use tree_buf::{EncodeOptions, Value};
 
-use crate::convert::{csv_rows, parse_json};
+use crate::convert::{csv_value, parse_json, CsvOptions};
 use crate::CliError;
 
 /// The shared datasets folder: `$TREE_BUF_DATASETS` (an error if it is not a folder), else
@@ -87,10 +87,11 @@ fn measure_csv(name: &str, files: &[PathBuf], header: bool) -> Result<Measured, 
                 .unwrap_or_default()
                 .to_owned()
         });
-        let bytes = csv_rows(file, b',', header, &EncodeOptions::default())?;
-        let rows: Value = tree_buf::decode(&bytes)
-            .map_err(|e| CliError::new(format!("{}: {e}", file.display())))?;
-        tables.push((stem, rows));
+        let options = CsvOptions {
+            delimiter: b',',
+            header,
+        };
+        tables.push((stem, csv_value(file, &options)?));
     }
     let value = Value::Object(tables);
     measure(name, value)

@@ -1,17 +1,32 @@
-//! `schema` and `size-breakdown`.
+//! `info`, `schema` and `size-breakdown`.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use tree_buf::{BreakdownOptions, Reader, SizeBreakdown};
+use tree_buf::archive::{Archive, ChunkInfo, Statistics};
+use tree_buf::{BreakdownOptions, DecodeError, DecodeErrorKind, NodeType, Reader, SizeBreakdown};
 
+use crate::export::{Open, Opened};
 use crate::io::{read_input, write_output};
 use crate::CliError;
+
+/// The error of reading `name` as a file of one value: an archive has no one schema or
+/// breakdown, and `info` describes it instead.
+fn one_value_error(name: &str, error: &DecodeError) -> CliError {
+    if error.kind() == DecodeErrorKind::SchemaMismatch {
+        CliError::new(format!(
+            "{name} is an archive of rows, each chunk with its own schema: `tree-buf info \
+             {name}` lists its chunks and their branches (path, type, bytes, statistics)"
+        ))
+    } else {
+        CliError::new(format!("{name}: {error}"))
+    }
+}
 
 pub fn schema(file: &Path) -> Result<(), CliError> {
     let name = file.display().to_string();
     let bytes = read_input(file)?;
-    let reader = Reader::new(&bytes).map_err(|e| CliError::new(format!("{name}: {e}")))?;
+    let reader = Reader::new(&bytes).map_err(|e| one_value_error(&name, &e))?;
     write_output(Path::new("-"), reader.schema().to_string().as_bytes())
 }
 
@@ -25,7 +40,7 @@ pub fn size_breakdown(
     let bytes = read_input(file)?;
     let options = BreakdownOptions::default().decompress_zstd(decompress_zstd);
     let breakdown = tree_buf::size_breakdown_with_options(&bytes, &options)
-        .map_err(|e| CliError::new(format!("{name}: {e}")))?;
+        .map_err(|e| one_value_error(&name, &e))?;
     if let Some(svg) = svg {
         write_output(svg, chart(&breakdown, &name).as_bytes())?;
     }
@@ -147,4 +162,285 @@ fn chart(breakdown: &SizeBreakdown, title: &str) -> String {
     }
     svg.push_str("</svg>\n");
     svg
+}
+
+/// Describes a file: an archive's chunks and its branches' statistics, or a file of one value
+/// in short.
+pub fn info(file: &Path, json: bool, open: &Open) -> Result<(), CliError> {
+    let name = file.display().to_string();
+    open.file(file, |opened| {
+        let text = match opened {
+            Opened::Archive(archive) => {
+                if archive.unfinished_bytes() > 0 {
+                    eprintln!(
+                        "warning: {name}: the last {} bytes belong to no chunk the footer lists \
+                         (a writer that stopped?); --recover reads the complete chunks in them",
+                        archive.unfinished_bytes()
+                    );
+                }
+                if json {
+                    archive_json(archive, &name)
+                } else {
+                    archive_text(archive, &name)
+                }
+            }
+            Opened::Value(bytes) => {
+                let reader = Reader::new(bytes).map_err(|e| open.error(&name, e))?;
+                let schema = reader.schema();
+                let nodes = schema.iter().count();
+                let branches = schema.iter().filter(|n| n.node_type.has_branch()).count();
+                if json {
+                    pretty(&serde_json::json!({
+                        "file": name,
+                        "archive": false,
+                        "bytes": bytes.len(),
+                        "root": schema.node_type.to_string(),
+                        "schema_nodes": nodes,
+                        "branches": branches,
+                    }))
+                } else {
+                    format!(
+                        "{name}: one value (not an archive), {} bytes\nroot: {}, {nodes} schema \
+                         nodes, {branches} branches (see `schema` and `size-breakdown`)\n",
+                        thousands(bytes.len()),
+                        schema.node_type
+                    )
+                }
+            }
+        };
+        write_output(Path::new("-"), text.as_bytes())
+    })
+}
+
+fn pretty(json: &serde_json::Value) -> String {
+    let mut text = serde_json::to_string_pretty(json).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Statistics as JSON: integers that JSON numbers may not hold exactly as text.
+fn statistics_json(statistics: &Statistics) -> serde_json::Value {
+    fn integer(n: impl TryInto<i64> + ToString + Copy) -> serde_json::Value {
+        match n.try_into() {
+            Ok(n) => n.into(),
+            Err(_) => n.to_string().into(),
+        }
+    }
+    match statistics {
+        Statistics::Nulls(nulls) => serde_json::json!({ "nulls": nulls }),
+        Statistics::Unsigned { min, max } => {
+            serde_json::json!({ "min": integer(*min), "max": integer(*max) })
+        }
+        Statistics::Signed { min, max } => {
+            serde_json::json!({ "min": integer(*min), "max": integer(*max) })
+        }
+        Statistics::Float { min, max } => serde_json::json!({ "min": min, "max": max }),
+        Statistics::Str { min, max } => serde_json::json!({
+            "min": String::from_utf8_lossy(min),
+            "max": String::from_utf8_lossy(max),
+        }),
+        _ => serde_json::Value::Null,
+    }
+}
+
+fn archive_json(archive: &Archive<'_>, name: &str) -> String {
+    let chunks: Vec<_> = (archive.chunks().iter())
+        .map(|chunk| {
+            let branches: Vec<_> = (chunk.branches.iter())
+                .map(|branch| {
+                    serde_json::json!({
+                        "path": branch.path,
+                        "type": branch.node_type.to_string(),
+                        "bytes": branch.bytes,
+                        "crc": branch.crc,
+                        "values": branch.values,
+                        "statistics": branch.statistics.as_ref().map(statistics_json),
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "first_row": chunk.first_row,
+                "rows": chunk.rows,
+                "offset": chunk.offset,
+                "bytes": chunk.bytes,
+                "branches": branches,
+            })
+        })
+        .collect();
+    pretty(&serde_json::json!({
+        "file": name,
+        "archive": true,
+        "rows": archive.rows(),
+        "unfinished_bytes": archive.unfinished_bytes(),
+        "chunks": chunks,
+    }))
+}
+
+/// A branch summed over the chunks that have it (with the same type).
+struct BranchTotal {
+    path: String,
+    node_type: NodeType,
+    bytes: u64,
+    values: u64,
+    chunks: usize,
+    /// The bounds of every chunk's values, while all chunks have bounds of one kind.
+    statistics: Option<Statistics>,
+}
+
+/// The bounds of `a` and `b` together, if they are of one kind.
+fn merge(a: &Statistics, b: &Statistics) -> Option<Statistics> {
+    Some(match (a, b) {
+        (Statistics::Nulls(a), Statistics::Nulls(b)) => Statistics::Nulls(a + b),
+        (Statistics::Unsigned { min, max }, Statistics::Unsigned { min: n, max: x }) => {
+            Statistics::Unsigned {
+                min: *min.min(n),
+                max: *max.max(x),
+            }
+        }
+        (Statistics::Signed { min, max }, Statistics::Signed { min: n, max: x }) => {
+            Statistics::Signed {
+                min: *min.min(n),
+                max: *max.max(x),
+            }
+        }
+        (Statistics::Float { min, max }, Statistics::Float { min: n, max: x }) => {
+            Statistics::Float {
+                min: min.min(*n),
+                max: max.max(*x),
+            }
+        }
+        (Statistics::Str { min, max }, Statistics::Str { min: n, max: x }) => Statistics::Str {
+            min: min.min(n).clone(),
+            max: max.max(x).clone(),
+        },
+        _ => return None,
+    })
+}
+
+fn totals(chunks: &[ChunkInfo]) -> Vec<BranchTotal> {
+    let mut totals: Vec<BranchTotal> = Vec::new();
+    let mut index = std::collections::HashMap::new();
+    for chunk in chunks {
+        for branch in &chunk.branches {
+            let key = (branch.path.clone(), branch.node_type);
+            match index.get(&key) {
+                Some(&at) => {
+                    let total: &mut BranchTotal = &mut totals[at];
+                    total.bytes += branch.bytes;
+                    total.values += branch.values;
+                    total.chunks += 1;
+                    total.statistics = match (&total.statistics, &branch.statistics) {
+                        (Some(a), Some(b)) => merge(a, b),
+                        _ => None,
+                    };
+                }
+                None => {
+                    index.insert(key, totals.len());
+                    totals.push(BranchTotal {
+                        path: branch.path.clone(),
+                        node_type: branch.node_type,
+                        bytes: branch.bytes,
+                        values: branch.values,
+                        chunks: 1,
+                        statistics: branch.statistics.clone(),
+                    });
+                }
+            }
+        }
+    }
+    totals
+}
+
+/// Bounds as table cells: least, greatest, nulls.
+fn bounds(statistics: Option<&Statistics>) -> [String; 3] {
+    let text = |bytes: &[u8]| format!("{:?}", clip(&String::from_utf8_lossy(bytes), 24));
+    match statistics {
+        Some(Statistics::Nulls(nulls)) => {
+            [String::new(), String::new(), thousands(*nulls as usize)]
+        }
+        Some(Statistics::Unsigned { min, max }) => {
+            [min.to_string(), max.to_string(), String::new()]
+        }
+        Some(Statistics::Signed { min, max }) => [min.to_string(), max.to_string(), String::new()],
+        Some(Statistics::Float { min, max }) => [min.to_string(), max.to_string(), String::new()],
+        Some(Statistics::Str { min, max }) => [text(min), text(max), String::new()],
+        _ => Default::default(),
+    }
+}
+
+/// Lines of cells, each column as wide as its widest cell; columns after the first
+/// right-aligned when `numbers` says so.
+fn table(rows: &[Vec<String>], numbers: &[bool]) -> String {
+    let columns = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            let width = widths[c];
+            if numbers.get(c).copied().unwrap_or(false) {
+                let _ = write!(line, "{cell:>width$}  ");
+            } else {
+                let _ = write!(line, "{cell:<width$}  ");
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn archive_text(archive: &Archive<'_>, name: &str) -> String {
+    let chunks = archive.chunks();
+    let mut out = format!(
+        "{name}: archive, {} rows in {} chunks\n\n",
+        thousands(archive.rows() as usize),
+        chunks.len()
+    );
+    let mut rows = vec![
+        ["chunk", "first row", "rows", "offset", "bytes", "branches"]
+            .map(str::to_owned)
+            .to_vec(),
+    ];
+    for (index, chunk) in chunks.iter().enumerate() {
+        rows.push(vec![
+            index.to_string(),
+            thousands(chunk.first_row as usize),
+            thousands(chunk.rows as usize),
+            thousands(chunk.offset as usize),
+            thousands(chunk.bytes as usize),
+            chunk.branches.len().to_string(),
+        ]);
+    }
+    out.push_str(&table(&rows, &[true; 6]));
+    out.push_str("\nBranches, over the chunks that have them:\n");
+    let mut rows = vec![[
+        "path", "type", "bytes", "values", "chunks", "min", "max", "nulls",
+    ]
+    .map(str::to_owned)
+    .to_vec()];
+    for total in totals(chunks) {
+        let [min, max, nulls] = bounds(total.statistics.as_ref());
+        rows.push(vec![
+            if total.path.is_empty() {
+                "(root)".to_owned()
+            } else {
+                total.path
+            },
+            total.node_type.to_string(),
+            thousands(total.bytes as usize),
+            thousands(total.values as usize),
+            total.chunks.to_string(),
+            min,
+            max,
+            nulls,
+        ]);
+    }
+    out.push_str(&table(
+        &rows,
+        &[false, false, true, true, true, true, true, true],
+    ));
+    out
 }

@@ -2,7 +2,7 @@
 
 use std::fs;
 use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -95,40 +95,128 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
     Ok(bytes)
 }
 
+/// Why writing to standard output stopped: the output failed, or the work did.
+pub enum Stop {
+    Write(io::Error),
+    Fail(CliError),
+}
+
+impl From<io::Error> for Stop {
+    fn from(error: io::Error) -> Self {
+        Stop::Write(error)
+    }
+}
+
+impl From<CliError> for Stop {
+    fn from(error: CliError) -> Self {
+        Stop::Fail(error)
+    }
+}
+
 /// Writes to standard output, buffered. A reader that stops early (`| head`) ends the output
 /// quietly, as it does for other programs.
-pub fn write_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), CliError> {
+pub fn write_stdout(
+    write: impl FnOnce(&mut dyn Write) -> Result<(), Stop>,
+) -> Result<(), CliError> {
     let mut out = io::BufWriter::new(io::stdout().lock());
-    match write(&mut out).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+    match write(&mut out).and_then(|()| Ok(out.flush()?)) {
+        Err(Stop::Write(e)) if e.kind() != io::ErrorKind::BrokenPipe => {
             Err(CliError::new(format!("standard output: {e}")))
         }
+        Err(Stop::Fail(e)) => Err(e),
         _ => Ok(()),
     }
 }
 
-/// Writes `bytes` to `path` (`-` for standard output): to a temporary file beside it first, renamed
-/// into place once complete, so that a failure never leaves a partial file behind.
+/// Writes `bytes` to `path` (`-` for standard output), as [`Output`] does.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let name = path.display().to_string();
-    if is_stdio(path) {
-        return write_stdout(|out| out.write_all(bytes));
+    let mut output = Output::create(path)?;
+    output.write_all(bytes).map_err(|e| output.error(&e))?;
+    output.commit()
+}
+
+/// An output written as it is made: to standard output, or to a temporary file beside its path,
+/// renamed into place by [`Output::commit`] once complete, so that a failure (or a drop without
+/// commit) never leaves a partial file behind.
+pub struct Output {
+    name: String,
+    sink: Sink,
+}
+
+enum Sink {
+    Stdout(io::BufWriter<io::Stdout>),
+    File {
+        temp: io::BufWriter<tempfile::NamedTempFile>,
+        path: PathBuf,
+    },
+}
+
+impl Output {
+    pub fn create(path: &Path) -> Result<Output, CliError> {
+        let name = path.display().to_string();
+        if is_stdio(path) {
+            return Ok(Output {
+                name,
+                sink: Sink::Stdout(io::BufWriter::new(io::stdout())),
+            });
+        }
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".tree-buf-");
+        // Like any new file (less the umask), not the owner-only mode of temporary files.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let temp = builder
+            .tempfile_in(dir)
+            .map_err(|e| CliError::new(format!("{name}: {e}")))?;
+        Ok(Output {
+            name,
+            sink: Sink::File {
+                temp: io::BufWriter::new(temp),
+                path: path.to_owned(),
+            },
+        })
     }
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".tree-buf-");
-    // Like any new file (less the umask), not the owner-only mode of temporary files.
-    #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let mut temp = builder
-        .tempfile_in(dir)
-        .map_err(|e| CliError::new(format!("{name}: {e}")))?;
-    temp.write_all(bytes)
-        .map_err(|e| CliError::new(format!("{name}: {e}")))?;
-    temp.persist(path)
-        .map_err(|e| CliError::new(format!("{name}: {}", e.error)))?;
-    Ok(())
+
+    /// The error of a failed write, naming the output. A reader of standard output that stops
+    /// early (`| head`) is no error: see [`write_stdout`].
+    pub fn error(&self, error: &io::Error) -> CliError {
+        CliError::new(format!("{}: {error}", self.name))
+    }
+
+    /// Flushes the output and puts a file in place.
+    pub fn commit(self) -> Result<(), CliError> {
+        let name = self.name;
+        let error = |e: &dyn std::fmt::Display| CliError::new(format!("{name}: {e}"));
+        match self.sink {
+            Sink::Stdout(mut out) => match out.flush() {
+                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(error(&e)),
+                _ => Ok(()),
+            },
+            Sink::File { temp, path } => {
+                let temp = temp.into_inner().map_err(|e| error(e.error()))?;
+                temp.persist(path).map_err(|e| error(&e.error))?;
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.sink {
+            Sink::Stdout(out) => out.write(buf),
+            Sink::File { temp, .. } => temp.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.sink {
+            Sink::Stdout(out) => out.flush(),
+            Sink::File { temp, .. } => temp.flush(),
+        }
+    }
 }

@@ -2,15 +2,21 @@
 
 mod convert;
 mod demo;
+mod export;
 mod inspect;
 mod io;
 
 use std::fmt;
+use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
-use tree_buf::DecodeOptions;
+use clap::{Args, Parser, Subcommand};
+use tree_buf::archive::ArchiveOptions;
+use tree_buf::{DecodeOptions, EncodeOptions};
+
+use convert::{Chunking, CsvOptions, RowFormat};
+use export::Open;
 
 /// A one-line error for the user: what went wrong and where.
 #[derive(Debug)]
@@ -62,49 +68,104 @@ enum Command {
         /// The tree-buf file.
         file: PathBuf,
     },
-    /// Converts JSON to tree-buf, inferring a columnar schema.
+    /// Converts JSON to tree-buf, inferring a columnar schema. A root array, or JSON lines (more
+    /// than one value, one per line), becomes an archive of rows, written a chunk at a time as it
+    /// is read; any other value becomes a file of that one value. Input whose first value is an
+    /// array is read as a root array, unless --lines says its rows are arrays.
     FromJson {
         /// The JSON file (`-` for standard input; `.zst` is decompressed).
         input: PathBuf,
         /// Where to write the tree-buf file (`-` for standard output).
         #[arg(short, long)]
         output: PathBuf,
-        /// Stores floats within 2^N of their value.
-        #[arg(long, value_name = "N", allow_negative_numbers = true)]
-        lossy_float_tolerance: Option<i32>,
+        /// Every value of the input is a row (JSON lines), even a single one, or arrays.
+        #[arg(long)]
+        lines: bool,
+        #[command(flatten)]
+        encode: EncodeArgs,
     },
-    /// Converts CSV to tree-buf: one column per CSV column, types inferred, blanks left out.
+    /// Converts CSV to an archive, one row per record and one field per column in the header's
+    /// order; blank cells are left out. Column types (integer, float, boolean, else string) are
+    /// inferred a chunk at a time, from the cells of that chunk and of the chunks before it:
+    /// a type only widens as the file goes on, and a chunk whose types widened carries its own
+    /// schema. Records are held until their chunk is complete: --chunk-rows of them, or a
+    /// quarter of --chunk-bytes of CSV text.
     FromCsv {
         /// The CSV file (`-` for standard input; `.zst` is decompressed).
         input: PathBuf,
-        /// The first row is data, not column names.
-        #[arg(long)]
-        no_header: bool,
-        /// The field separator: one ASCII character, or `\t` for tabs.
-        #[arg(long, default_value = ",")]
-        delimiter: String,
+        #[command(flatten)]
+        csv: CsvArgs,
         /// Where to write the tree-buf file (`-` for standard output).
         #[arg(short, long)]
         output: PathBuf,
-        /// Stores floats within 2^N of their value.
-        #[arg(long, value_name = "N", allow_negative_numbers = true)]
-        lossy_float_tolerance: Option<i32>,
+        #[command(flatten)]
+        encode: EncodeArgs,
     },
-    /// Prints a file, or only the given paths, as JSON.
+    /// Adds the rows of JSON (a root array, JSON lines, or one value as one row) or CSV to an
+    /// archive, as new chunks after the ones it has: nothing in it is rewritten.
+    Append {
+        /// The archive.
+        archive: PathBuf,
+        /// The rows (`-` for standard input; `.zst` is decompressed).
+        input: PathBuf,
+        /// The input's format; by default its name's extension says (`.json`, `.jsonl`,
+        /// `.ndjson`, `.csv`, `.tsv`).
+        #[arg(long, value_enum)]
+        format: Option<RowFormat>,
+        /// JSON input: every value is a row (JSON lines), arrays too.
+        #[arg(long)]
+        lines: bool,
+        #[command(flatten)]
+        csv: CsvArgs,
+        #[command(flatten)]
+        encode: EncodeArgs,
+    },
+    /// Prints a file, some of its rows, or only the given paths, as JSON. An archive is read a
+    /// chunk at a time, never held whole.
     ToJson {
         /// The tree-buf file (`-` for standard input).
         file: PathBuf,
-        /// A path to export, such as `features.[].properties.ADMIN`; repeat for several. Names
-        /// holding `.`, quotes or brackets go in double quotes: `rows.[]."a.b"`.
-        #[arg(long = "path", value_name = "P")]
+        /// A path to export, such as `features.[].properties.ADMIN` (in an archive, rows are
+        /// `[]`: `[].name`); repeat for several. Names holding `.`, quotes or brackets go in
+        /// double quotes: `rows.[]."a.b"`.
+        #[arg(long = "path", value_name = "P", conflicts_with_all = ["rows", "lines"])]
         paths: Vec<String>,
+        /// Only these rows of an archive (or items of a file of one array): `A..B` (from row A
+        /// up to, not including, B), `A..` or `..B`; only the chunks that hold them are read.
+        #[arg(long, value_name = "A..B", value_parser = export::parse_rows)]
+        rows: Option<Range<u64>>,
+        /// Writes one row per line (JSON lines) instead of an array.
+        #[arg(long, conflicts_with = "pretty")]
+        lines: bool,
         /// Indents the output.
         #[arg(long)]
         pretty: bool,
-        /// Fails rather than use more memory than this for the decoded data. The library's
-        /// default (1 GiB) guards against hostile files; the file here is the user's own.
-        #[arg(long, value_name = "BYTES", default_value_t = 8 << 30)]
-        max_decoded_bytes: u64,
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// Prints the rows of an archive (or the items of a file of one array) as CSV: a column per
+    /// field, in the order fields first come; nested values as JSON text, absent fields and
+    /// nulls blank. An archive is read a chunk at a time, twice: once for the header.
+    ToCsv {
+        /// The tree-buf file (`-` for standard input).
+        file: PathBuf,
+        /// Only these rows: `A..B`, `A..` or `..B`.
+        #[arg(long, value_name = "A..B", value_parser = export::parse_rows)]
+        rows: Option<Range<u64>>,
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// Describes a file: for an archive its chunks (rows, offset, bytes) and its branches (path,
+    /// type, bytes, values, least and greatest value, nulls); for a file of one value, its size
+    /// and schema in short.
+    Info {
+        /// The tree-buf file (`-` for standard input).
+        file: PathBuf,
+        /// Prints JSON instead of text, with each chunk's branches.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        read: ReadArgs,
     },
     /// Encodes the real datasets (or generated data), decodes every file to check it, and compares
     /// sizes with JSON and MessagePack.
@@ -113,6 +174,76 @@ enum Command {
         #[arg(long)]
         generated: bool,
     },
+}
+
+/// How the commands that write tree-buf files encode.
+#[derive(Args)]
+struct EncodeArgs {
+    /// Stores floats within 2^N of their value.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    lossy_float_tolerance: Option<i32>,
+    /// Archives: ends a chunk after this many rows.
+    #[arg(long, value_name = "N", default_value_t = ArchiveOptions::DEFAULT_CHUNK_ROWS)]
+    chunk_rows: usize,
+    /// Archives: ends a chunk once its columns take about this many bytes in memory, which
+    /// bounds the memory used.
+    #[arg(long, value_name = "BYTES", default_value_t = ArchiveOptions::DEFAULT_CHUNK_BYTES)]
+    chunk_bytes: usize,
+}
+
+impl EncodeArgs {
+    fn options(&self) -> EncodeOptions {
+        convert::encode_options(self.lossy_float_tolerance)
+    }
+
+    fn chunking(&self) -> Chunking {
+        Chunking {
+            rows: self.chunk_rows.max(1),
+            bytes: self.chunk_bytes,
+        }
+    }
+}
+
+/// How CSV is read.
+#[derive(Args)]
+struct CsvArgs {
+    /// CSV: the first row is data, not column names.
+    #[arg(long)]
+    no_header: bool,
+    /// CSV: the field separator, one ASCII character, or `\t` for tabs.
+    #[arg(long, default_value = ",")]
+    delimiter: String,
+}
+
+impl CsvArgs {
+    fn options(&self) -> Result<CsvOptions, CliError> {
+        Ok(CsvOptions {
+            delimiter: convert::delimiter(&self.delimiter)?,
+            header: !self.no_header,
+        })
+    }
+}
+
+/// How the commands that read tree-buf files read.
+#[derive(Args)]
+struct ReadArgs {
+    /// Fails rather than use more memory than this for the decoded data. The library's
+    /// default (1 GiB) guards against hostile files; the file here is the user's own.
+    #[arg(long, value_name = "BYTES", default_value_t = 8 << 30)]
+    max_decoded_bytes: u64,
+    /// Reads an archive whose writer stopped before finishing it: the complete chunks, found
+    /// by scanning it, without the footer.
+    #[arg(long)]
+    recover: bool,
+}
+
+impl ReadArgs {
+    fn open(&self) -> Open {
+        Open {
+            options: DecodeOptions::default().max_decoded_bytes(self.max_decoded_bytes),
+            recover: self.recover,
+        }
+    }
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -127,36 +258,53 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::FromJson {
             input,
             output,
-            lossy_float_tolerance,
-        } => convert::from_json(
-            &input,
-            &output,
-            &convert::encode_options(lossy_float_tolerance),
-        ),
+            lines,
+            encode,
+        } => convert::from_json(&input, &output, lines, &encode.chunking(), encode.options()),
         Command::FromCsv {
             input,
-            no_header,
-            delimiter,
+            csv,
             output,
-            lossy_float_tolerance,
+            encode,
         } => convert::from_csv(
             &input,
             &output,
-            &delimiter,
-            !no_header,
-            &convert::encode_options(lossy_float_tolerance),
+            &csv.options()?,
+            &encode.chunking(),
+            encode.options(),
+        ),
+        Command::Append {
+            archive,
+            input,
+            format,
+            lines,
+            csv,
+            encode,
+        } => convert::append(
+            &archive,
+            &input,
+            format,
+            lines,
+            &csv.options()?,
+            &encode.chunking(),
+            encode.options(),
         ),
         Command::ToJson {
             file,
             paths,
+            rows,
+            lines,
             pretty,
-            max_decoded_bytes,
-        } => convert::to_json(
+            read,
+        } => export::to_json(
             &file,
             &paths,
-            pretty,
-            DecodeOptions::default().max_decoded_bytes(max_decoded_bytes),
+            rows,
+            &export::JsonOut { pretty, lines },
+            &read.open(),
         ),
+        Command::ToCsv { file, rows, read } => export::to_csv(&file, rows, &read.open()),
+        Command::Info { file, json, read } => inspect::info(&file, json, &read.open()),
         Command::Demo { generated } => demo::demo(generated),
     }
 }

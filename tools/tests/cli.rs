@@ -221,10 +221,16 @@ fn real_csv_files_convert_with_inferred_types() {
         "-o",
         path(&batting),
     ]);
-    let schema = stdout(&succeeds(&["schema", path(&batting)]));
+    let info = stdout(&succeeds(&["info", path(&batting)]));
+    let has = |path: &str, node_type: &str| {
+        info.lines().any(|line| {
+            let cells: Vec<&str> = line.split_whitespace().collect();
+            cells.len() > 1 && cells[0] == path && cells[1] == node_type
+        })
+    };
     assert!(
-        schema.contains("yearID: u64") && schema.contains("playerID: string"),
-        "{schema}"
+        has("[].yearID", "u64") && has("[].playerID", "string"),
+        "{info}"
     );
     // Columns blank in the early rows keep their place in the header.
     let last: serde_json::Value = serde_json::from_str(&stdout(&succeeds(&[
@@ -432,4 +438,255 @@ fn bad_input_gives_one_line_errors_and_no_output_file() {
         .filter(|e| e.file_name().to_string_lossy().starts_with(".tree-buf-"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// Writes `text` to a scratch file named `name`.
+fn scratch_file(name: &str, text: &str) -> PathBuf {
+    let file = scratch(name);
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+fn json_lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn json_lines_round_trip_through_an_archive_whose_schema_widens() {
+    // An integer field that later holds floats, and a field that first comes in the last chunk.
+    let lines = concat!(
+        "{\"id\":1,\"score\":3,\"name\":\"a\"}\n",
+        "{\"id\":2,\"score\":4,\"name\":\"b\"}\n",
+        "{\"id\":3,\"score\":4.5,\"name\":\"c\"}\n",
+        "{\"id\":4,\"score\":5,\"name\":\"d\",\"tags\":[\"x\",\"y\"]}\n",
+        "{\"id\":5,\"score\":-1.25,\"tags\":[]}\n",
+    );
+    let input = scratch_file("rows.jsonl", lines);
+    let archive = scratch("rows.tb");
+    succeeds(&[
+        "from-json",
+        path(&input),
+        "-o",
+        path(&archive),
+        "--chunk-rows",
+        "2",
+    ]);
+    let back = stdout(&succeeds(&["to-json", path(&archive), "--lines"]));
+    assert_eq!(back, lines);
+    // The same rows as one array, compact or indented as serde_json indents it.
+    let array: serde_json::Value =
+        serde_json::from_str(&stdout(&succeeds(&["to-json", path(&archive)]))).unwrap();
+    assert_eq!(array, serde_json::Value::Array(json_lines(lines)));
+    assert_eq!(
+        stdout(&succeeds(&["to-json", path(&archive), "--pretty"])),
+        serde_json::to_string_pretty(&array).unwrap() + "\n"
+    );
+    // Some rows: only the chunks that hold them.
+    let some = stdout(&succeeds(&[
+        "to-json",
+        path(&archive),
+        "--rows",
+        "1..4",
+        "--lines",
+    ]));
+    assert_eq!(
+        some,
+        lines.lines().skip(1).take(3).collect::<Vec<_>>().join("\n") + "\n"
+    );
+    assert_eq!(
+        stdout(&succeeds(&["to-json", path(&archive), "--rows", "9.."])).trim(),
+        "[]"
+    );
+    let bad = tree_buf(&["to-json", path(&archive), "--rows", "x..2"]);
+    assert!(!bad.status.success() && stderr(&bad).contains("not a row number"));
+    // Paths across chunks, the late field's too.
+    let columns: serde_json::Value = serde_json::from_str(&stdout(&succeeds(&[
+        "to-json",
+        path(&archive),
+        "--path",
+        "[].score",
+        "--path",
+        "[].tags",
+    ])))
+    .unwrap();
+    // A chunk without the field has no values there; one with it has null where a row lacks it.
+    assert_eq!(
+        columns,
+        serde_json::json!({"[].score": [3, 4, 4.5, 5, -1.25], "[].tags": [null, ["x", "y"], []]})
+    );
+    let info: serde_json::Value =
+        serde_json::from_str(&stdout(&succeeds(&["info", path(&archive), "--json"]))).unwrap();
+    assert_eq!(info["rows"], 5);
+    assert_eq!(info["chunks"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn json_input_kinds_are_told_apart() {
+    // A root array: an archive of its items.
+    let output = with_stdin(&["from-json", "-", "-o", "-"], b"  [1, 2, 3]");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let file = scratch("items.tb");
+    std::fs::write(&file, &output.stdout).unwrap();
+    let info = stdout(&succeeds(&["info", path(&file)]));
+    assert!(info.contains("archive, 3 rows in 1 chunks"), "{info}");
+    // JSON lines of arrays need --lines; with it, each array is a row.
+    let arrays = scratch_file("arrays.jsonl", "[1, 2]\n[3]\n");
+    let output = scratch("arrays.tb");
+    fails(
+        &["from-json", path(&arrays), "-o", path(&output)],
+        "need --lines",
+    );
+    assert!(!output.exists());
+    succeeds(&["from-json", path(&arrays), "--lines", "-o", path(&output)]);
+    assert_eq!(
+        stdout(&succeeds(&["to-json", path(&output)])).trim(),
+        "[[1,2],[3]]"
+    );
+    // One object stays a file of one value.
+    let one = scratch_file("one.json", r#"{"a": {"b": [1, 2]}}"#);
+    let output = scratch("one.tb");
+    succeeds(&["from-json", path(&one), "-o", path(&output)]);
+    let info = stdout(&succeeds(&["info", path(&output)]));
+    assert!(info.contains("one value (not an archive)"), "{info}");
+    fails(&["to-json", path(&output), "--lines"], "has no rows");
+}
+
+#[test]
+fn csv_round_trips_through_an_archive() {
+    // Column c is blank in the first chunk: it keeps its place in the header.
+    let text = "a,b,c,d\n1,x,,true\n2,y,,false\n3,\"z, q\",1.5,\n4,w,2.5,true\n";
+    let input = scratch_file("table.csv", text);
+    let archive = scratch("table.tb");
+    succeeds(&[
+        "from-csv",
+        path(&input),
+        "-o",
+        path(&archive),
+        "--chunk-rows",
+        "2",
+    ]);
+    assert_eq!(stdout(&succeeds(&["to-csv", path(&archive)])), text);
+    let rows = json_lines(&stdout(&succeeds(&["to-json", path(&archive), "--lines"])));
+    assert_eq!(rows[0], serde_json::json!({"a": 1, "b": "x", "d": true}));
+    assert_eq!(
+        rows[3],
+        serde_json::json!({"a": 4, "b": "w", "c": 2.5, "d": true})
+    );
+    assert_eq!(
+        stdout(&succeeds(&["to-csv", path(&archive), "--rows", "3.."])),
+        "a,b,c,d\n4,w,2.5,true\n"
+    );
+    // A file of one array of objects, nested values as JSON text.
+    let nested = with_stdin(
+        &["from-json", "-", "--lines", "-o", "-"],
+        br#"{"n": 1, "p": [1, 2], "q": null} {"n": 2, "o": {"k": "v"}}"#,
+    );
+    let file = scratch("nested.tb");
+    std::fs::write(&file, &nested.stdout).unwrap();
+    assert_eq!(
+        stdout(&succeeds(&["to-csv", path(&file)])),
+        "n,p,q,o\n1,\"[1,2]\",,\n2,,,\"{\"\"k\"\":\"\"v\"\"}\"\n"
+    );
+    let plain = with_stdin(&["from-json", "-", "-o", "-"], br#"{"rows": [1]}"#);
+    let file = scratch("plain.tb");
+    std::fs::write(&file, &plain.stdout).unwrap();
+    fails(&["to-csv", path(&file)], "has no rows");
+}
+
+#[test]
+fn append_adds_rows_from_json_and_csv() {
+    let archive = scratch("appended.tb");
+    let first = scratch_file("first.jsonl", "{\"a\":1}\n{\"a\":2}\n");
+    succeeds(&["from-json", path(&first), "-o", path(&archive)]);
+    let more = scratch_file("more.json", r#"[{"a": 3}, {"a": 4.5, "b": "new"}]"#);
+    succeeds(&["append", path(&archive), path(&more)]);
+    let csv = scratch_file("more.csv", "a,b\n5,x\n");
+    succeeds(&["append", path(&archive), path(&csv)]);
+    let single = with_stdin(
+        &["append", path(&archive), "-", "--format", "json"],
+        br#"{"a": 6}"#,
+    );
+    assert!(single.status.success(), "{}", stderr(&single));
+    assert_eq!(
+        stdout(&succeeds(&["to-json", path(&archive)])).trim(),
+        r#"[{"a":1},{"a":2},{"a":3},{"a":4.5,"b":"new"},{"a":5,"b":"x"},{"a":6}]"#
+    );
+    let info = stdout(&succeeds(&["info", path(&archive)]));
+    assert!(info.contains("archive, 6 rows in 4 chunks"), "{info}");
+    let unknown = scratch_file("rows.txt", "{}");
+    fails(&["append", path(&archive), path(&unknown)], "--format");
+    let plain = scratch("plain-one.tb");
+    succeeds(&[
+        "from-json",
+        path(&scratch_file("o.json", "{}")),
+        "-o",
+        path(&plain),
+    ]);
+    fails(&["append", path(&plain), path(&first)], "plain-one.tb");
+}
+
+#[test]
+fn info_describes_chunks_and_unfinished_archives() {
+    let input = scratch_file(
+        "info.jsonl",
+        "{\"n\":1,\"s\":\"b\"}\n{\"n\":7,\"s\":\"a\"}\n{\"n\":3}\n",
+    );
+    let archive = scratch("info.tb");
+    succeeds(&[
+        "from-json",
+        path(&input),
+        "-o",
+        path(&archive),
+        "--chunk-rows",
+        "2",
+    ]);
+    let text = stdout(&succeeds(&["info", path(&archive)]));
+    assert!(text.contains("archive, 3 rows in 2 chunks"), "{text}");
+    let line = |path: &str| {
+        text.lines()
+            .find(|line| line.starts_with(&format!("{path} ")))
+            .unwrap_or_else(|| panic!("no {path} in {text}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    };
+    // path, type, bytes, values, chunks, min, max.
+    let n = line("[].n");
+    assert_eq!((n[1], n[3], n[4], n[5], n[6]), ("u64", "3", "2", "1", "7"));
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&succeeds(&["info", path(&archive), "--json"]))).unwrap();
+    let chunk = &json["chunks"][0];
+    assert_eq!(
+        (chunk["first_row"].as_u64(), chunk["rows"].as_u64()),
+        (Some(0), Some(2))
+    );
+    let s = (chunk["branches"].as_array().unwrap().iter())
+        .find(|b| b["path"] == "[].s" && b["type"] == "string")
+        .unwrap();
+    assert_eq!(s["statistics"], serde_json::json!({"min": "a", "max": "b"}));
+
+    // An archive cut after its first chunk: an error that points to --recover, which reads it.
+    let bytes = std::fs::read(&archive).unwrap();
+    let end = json["chunks"][0]["offset"].as_u64().unwrap()
+        + json["chunks"][0]["bytes"].as_u64().unwrap();
+    let cut = scratch("cut.tb");
+    std::fs::write(&cut, &bytes[..end as usize + 3]).unwrap();
+    fails(&["to-json", path(&cut)], "--recover");
+    let recovered = tree_buf(&["info", path(&cut), "--recover"]);
+    assert!(recovered.status.success(), "{}", stderr(&recovered));
+    assert!(stdout(&recovered).contains("archive, 2 rows in 1 chunks"));
+    assert!(
+        stderr(&recovered).contains("warning"),
+        "{}",
+        stderr(&recovered)
+    );
+    assert_eq!(
+        stdout(&succeeds(&["to-json", path(&cut), "--recover"])).trim(),
+        r#"[{"n":1,"s":"b"},{"n":7,"s":"a"}]"#
+    );
+
+    // schema and size-breakdown describe files of one value, and send archives to info.
+    fails(&["schema", path(&archive)], "tree-buf info");
+    fails(&["size-breakdown", path(&archive)], "tree-buf info");
 }

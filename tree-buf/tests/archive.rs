@@ -258,6 +258,15 @@ fn rows_of_values_may_change_shape_between_chunks() {
     assert_eq!(archive.chunks().len(), 3);
     assert_eq!(archive.decode_all::<Value>().unwrap(), rows);
     assert_eq!(decode::<Value>(&bytes).unwrap(), Value::Array(rows.clone()));
+    // Rows a chunk at a time, from any row.
+    let some: Vec<Value> = archive.iter_rows(1..4).collect::<Result<_, _>>().unwrap();
+    assert_eq!(some, rows[1..4]);
+    assert_eq!(archive.iter_rows::<Value>(4..9).count(), 1);
+    // A path only some chunks have gives their values; one no chunk has is not found.
+    let c: Vec<bool> = archive.decode_path("[].c").unwrap();
+    assert_eq!(c, [true, false]);
+    let error = archive.decode_path::<Vec<bool>>("[].d").unwrap_err();
+    assert_eq!(error.kind(), DecodeErrorKind::PathNotFound);
 
     // Read as a type, each chunk by the evolution rules: absent fields are `None`.
     #[derive(Decode, Debug, PartialEq)]

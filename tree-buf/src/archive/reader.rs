@@ -366,14 +366,19 @@ impl<'a> Archive<'a> {
 
     /// `rows`, decoded from chunk `index`, if they are as many as the footer says.
     fn checked_rows<T>(&self, index: usize, rows: Vec<T>) -> Result<Vec<T>, DecodeError> {
-        if rows.len() as u64 != self.chunks[index].rows {
+        self.check_row_count(index, rows.len())?;
+        Ok(rows)
+    }
+
+    /// Whether chunk `index` holds `rows` rows, as the footer says.
+    fn check_row_count(&self, index: usize, rows: usize) -> Result<(), DecodeError> {
+        if rows as u64 != self.chunks[index].rows {
             return Err(corrupt(format!(
-                "chunk {index} holds {} rows; the footer says {}",
-                rows.len(),
+                "chunk {index} holds {rows} rows; the footer says {}",
                 self.chunks[index].rows
             )));
         }
-        Ok(rows)
+        Ok(())
     }
 
     /// The rows in `range`, as `T`: only the chunks that hold them are read.
@@ -393,23 +398,64 @@ impl<'a> Archive<'a> {
         Ok(rows)
     }
 
-    /// The rows a chunk at a time, as `T`: memory holds one chunk's rows at most.
+    /// The rows a chunk at a time, as `T`: memory holds one chunk's columns, and each row is
+    /// made as it is taken.
     pub fn iter<T: Decode>(&self) -> Result<Rows<'_, 'a, T>, DecodeError> {
-        Ok(Rows {
+        Ok(self.iter_rows(0..self.rows))
+    }
+
+    /// The rows in `range`, as [`Self::iter`] gives them: only the chunks that hold them are
+    /// read.
+    pub fn iter_rows<T: Decode>(&self, range: Range<u64>) -> Rows<'_, 'a, T> {
+        let end = range.end.min(self.rows);
+        let next_chunk = (self.infos.iter())
+            .position(|info| info.first_row + info.rows > range.start)
+            .unwrap_or(self.infos.len());
+        let skip = (self.infos.get(next_chunk))
+            .map_or(0, |info| range.start.saturating_sub(info.first_row));
+        Rows {
             archive: self,
-            next_chunk: 0,
-            rows: Vec::new().into_iter(),
-        })
+            next_chunk,
+            skip,
+            remaining: end.saturating_sub(range.start),
+            chunk: None,
+        }
+    }
+
+    /// A decoder of the rows of chunk `index`, one at a time.
+    fn rows_decoder<T: Decode>(&self, index: usize) -> Result<(T::Decoder, u64), DecodeError> {
+        let tree = &self.schemas[self.chunk_schemas[index]].tree;
+        let (chunk, checksums) = self.chunk(index)?;
+        let budget = Budget::new(self.chunk_budget(index));
+        let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
+        let root = tree.root();
+        let rows = values_below(root, 0, 1, &mut ctx)?;
+        let items = root
+            .child(0)
+            .ok_or_else(|| corrupt("a sequence without items"))?;
+        self.check_row_count(index, rows)?;
+        let decoder = decode_root(ctx, items, rows, self.options.parallel)?;
+        Ok((decoder, rows as u64))
     }
 
     /// Every value at `path` (such as `[].name`), in row order, across all chunks, into the
     /// collection `T` (such as `Vec<String>`): see [`Reader::decode_path`](crate::Reader::decode_path).
+    /// A chunk whose schema lacks the path (rows of [`Value`](crate::Value)s whose field
+    /// first comes in a later chunk, say) has no values there; the path must be in some chunk's.
     pub fn decode_path<T: Decode>(&self, path: impl AsPath) -> Result<T, DecodeError> {
         let path = path.as_path()?;
         let mut parts = Vec::with_capacity(self.chunks.len());
+        let mut not_found = None;
         for index in 0..self.chunks.len() {
             let tree = &self.schemas[self.chunk_schemas[index]].tree;
-            let route = resolve(tree.root(), &path)?;
+            let route = match resolve(tree.root(), &path) {
+                Ok(route) => route,
+                Err(error) if error.kind() == DecodeErrorKind::PathNotFound => {
+                    not_found.get_or_insert(error);
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
             let (chunk, checksums) = self.chunk(index)?;
             let budget = Budget::for_version(self.chunk_budget(index), self.version);
             let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
@@ -421,7 +467,10 @@ impl<'a> Archive<'a> {
                 decode_root(ctx, route.node.gathered(count), 1, self.options.parallel)?;
             parts.push(decoder.next());
         }
-        join(parts)
+        match not_found {
+            Some(error) if parts.is_empty() => Err(error),
+            _ => join(parts),
+        }
     }
 
     /// Decodes the whole archive as one value of `T`, as [`crate::decode`] does.
@@ -523,33 +572,49 @@ fn join<T: Decode>(parts: Vec<T>) -> Result<T, DecodeError> {
 }
 
 /// The rows of an archive, decoded a chunk at a time: see [`Archive::iter`].
-pub struct Rows<'r, 'a, T> {
+pub struct Rows<'r, 'a, T: Decode> {
     archive: &'r Archive<'a>,
     next_chunk: usize,
-    rows: std::vec::IntoIter<T>,
+    /// Rows to pass over at the start of the next chunk.
+    skip: u64,
+    /// Rows still to give.
+    remaining: u64,
+    /// The chunk being read, and its rows not yet taken.
+    chunk: Option<(T::Decoder, u64)>,
 }
 
 impl<T: Decode> Iterator for Rows<'_, '_, T> {
     type Item = Result<T, DecodeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(row) = self.rows.next() {
-                return Some(Ok(row));
+        while self.remaining > 0 {
+            if let Some((decoder, left)) = &mut self.chunk {
+                if *left > 0 {
+                    *left -= 1;
+                    self.remaining -= 1;
+                    return Some(Ok(decoder.next()));
+                }
             }
             if self.next_chunk >= self.archive.chunks.len() {
                 return None;
             }
+            // The chunk read is let go before the next is decoded.
+            self.chunk = None;
             self.next_chunk += 1;
-            match self.archive.decode_chunk::<T>(self.next_chunk - 1) {
-                Ok(rows) => self.rows = rows.into_iter(),
+            match self.archive.rows_decoder::<T>(self.next_chunk - 1) {
+                Ok((mut decoder, rows)) => {
+                    let skip = std::mem::take(&mut self.skip).min(rows);
+                    (0..skip).for_each(|_| drop(decoder.next()));
+                    self.chunk = Some((decoder, rows - skip));
+                }
                 Err(error) => {
                     // Nothing after a chunk that fails.
-                    self.next_chunk = self.archive.chunks.len();
+                    self.remaining = 0;
                     return Some(Err(error));
                 }
             }
         }
+        None
     }
 }
 

@@ -11,6 +11,7 @@ use super::{stats, Archive, ArchiveError, ArchiveOptions};
 use crate::file::{write_head, Parts, WriteScratch, ARCHIVE, ARCHIVE_VERSION};
 use crate::schema::SchemaTree;
 use crate::types::{Encode, ValueEncoder};
+use crate::value::{DynEncoder, Value};
 
 /// Rows between checks of how many bytes the chunk's columns take.
 const SIZE_CHECK_ROWS: usize = 64;
@@ -48,6 +49,8 @@ pub struct ArchiveWriter<T: Encode + ?Sized, W: Write = BufWriter<File>> {
     options: ArchiveOptions,
     /// The columns of the chunk being collected.
     encoder: T::Encoder,
+    /// Makes the encoder of each chunk.
+    new_encoder: Box<dyn Fn() -> T::Encoder + Send + Sync>,
     rows: usize,
     scratch: WriteScratch,
     layout: Layout,
@@ -124,6 +127,7 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
             sink,
             options,
             encoder: T::Encoder::new(1),
+            new_encoder: Box::new(|| T::Encoder::new(1)),
             rows: 0,
             scratch: WriteScratch::default(),
             layout: Layout::default(),
@@ -161,7 +165,7 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
         self.flush_chunk()?;
         if self.layout.schema.is_none() {
             // No rows at all: the header still gives the rows' schema.
-            let encoder = std::mem::replace(&mut self.encoder, T::Encoder::new(1));
+            let encoder = std::mem::replace(&mut self.encoder, (self.new_encoder)());
             let layout = &mut self.layout;
             self.scratch.encode_with(
                 &self.options.encode,
@@ -183,7 +187,7 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
     }
 
     fn write_chunk(&mut self) -> Result<(), ArchiveError> {
-        let encoder = std::mem::replace(&mut self.encoder, T::Encoder::new(1));
+        let encoder = std::mem::replace(&mut self.encoder, (self.new_encoder)());
         let rows = std::mem::take(&mut self.rows);
         let layout = &mut self.layout;
         let statistics = self.options.statistics;
@@ -248,5 +252,35 @@ impl Layout {
         });
         self.position += size;
         self.rows += rows;
+    }
+}
+
+impl<W: Write> ArchiveWriter<Value, W> {
+    /// Lists the fields of object rows in the order of `fields` (a CSV file's header, say)
+    /// rather than in the order the rows give them, in every chunk from the one being
+    /// collected on (which must have no rows yet, or it keeps the order it has), until changed.
+    /// Fields no row of a chunk gives are in its schema still, always absent.
+    ///
+    /// ```
+    /// use tree_buf::archive::{Archive, ArchiveWriter};
+    /// use tree_buf::Value;
+    ///
+    /// let mut writer = ArchiveWriter::<Value, _>::new(Vec::new())?;
+    /// writer.set_field_order(["year", "team"]);
+    /// writer.push(&Value::Object(vec![("team".into(), Value::String("BOS".into()))]))?;
+    /// writer.push(&Value::Object(vec![("year".into(), Value::Unsigned(1901))]))?;
+    /// let bytes = writer.finish()?;
+    /// let paths: Vec<_> = Archive::from_bytes(&bytes)?.chunks()[0].branches.iter()
+    ///     .map(|branch| branch.path.clone())
+    ///     .collect();
+    /// assert_eq!(paths[..2], ["", "[].year"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_field_order<S: AsRef<str>>(&mut self, fields: impl IntoIterator<Item = S>) {
+        let fields: Vec<String> = fields.into_iter().map(|f| f.as_ref().to_owned()).collect();
+        self.new_encoder = Box::new(move || DynEncoder::with_fields(1, &fields));
+        if self.rows == 0 {
+            self.encoder = (self.new_encoder)();
+        }
     }
 }

@@ -507,6 +507,23 @@ impl Slot {
         }
     }
 
+    /// A slot whose values are to be objects whose fields come in the order of `fields`
+    /// (those given first, the others after them).
+    fn of_objects_with_fields<S: AsRef<str>>(
+        depth: usize,
+        fields: impl IntoIterator<Item = S>,
+    ) -> Slot {
+        let mut object = Object::new(depth);
+        for name in fields {
+            if !object.index.contains_key(name.as_ref()) {
+                object.add(name.as_ref());
+            }
+        }
+        let mut slot = Slot::new(depth);
+        slot.kinds.push(Kind::Object(object));
+        slot
+    }
+
     /// A slot for a field that was missing from the first `len` objects.
     fn absent(len: usize, depth: usize) -> Slot {
         Slot {
@@ -749,6 +766,17 @@ impl Slot {
     }
 }
 
+impl DynEncoder {
+    /// An encoder of objects whose fields the schema lists in the order of `fields`, as
+    /// [`ArrayWriter::with_fields`] does.
+    pub(crate) fn with_fields<S: AsRef<str>>(
+        depth: usize,
+        fields: impl IntoIterator<Item = S>,
+    ) -> Self {
+        DynEncoder(Slot::of_objects_with_fields(depth, fields))
+    }
+}
+
 impl ValueEncoder<Value> for DynEncoder {
     fn new(depth: usize) -> Self {
         DynEncoder(Slot::new(depth))
@@ -815,15 +843,10 @@ impl ArrayWriter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_fields<S: AsRef<str>>(fields: impl IntoIterator<Item = S>) -> Self {
-        let mut object = Object::new(1);
-        for name in fields {
-            if !object.index.contains_key(name.as_ref()) {
-                object.add(name.as_ref());
-            }
+        ArrayWriter {
+            items: Slot::of_objects_with_fields(1, fields),
+            len: 0,
         }
-        let mut writer = ArrayWriter::new();
-        writer.items.kinds.push(Kind::Object(object));
-        writer
     }
 
     /// Appends an item.
