@@ -10,8 +10,8 @@ use crate::export::{Open, Opened};
 use crate::io::{read_input, write_output};
 use crate::CliError;
 
-/// The error of reading `name` as a file of one value: an archive has no one schema or
-/// breakdown, and `info` describes it instead.
+/// The error of reading `name` as a file of one value: an archive has no one schema, and `info`
+/// describes it instead.
 fn one_value_error(name: &str, error: &DecodeError) -> CliError {
     if error.kind() == DecodeErrorKind::SchemaMismatch {
         CliError::new(format!(

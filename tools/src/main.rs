@@ -48,7 +48,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Shows where the bytes of a file go: by path, by type, and in total.
+    /// Shows where the bytes of a file go: by path, by type, and in total (for an archive, the
+    /// totals over its chunks).
     SizeBreakdown {
         /// The tree-buf file (`-` for standard input; `.zst` is decompressed).
         file: PathBuf,

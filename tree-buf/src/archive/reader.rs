@@ -426,7 +426,7 @@ impl<'a> Archive<'a> {
     fn rows_decoder<T: Decode>(&self, index: usize) -> Result<(T::Decoder, u64), DecodeError> {
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
         let (chunk, checksums) = self.chunk(index)?;
-        let budget = Budget::new(self.chunk_budget(index));
+        let budget = Budget::for_version(self.chunk_budget(index), self.version);
         let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
         let root = tree.root();
         let rows = values_below(root, 0, 1, &mut ctx)?;
