@@ -361,7 +361,7 @@ impl<'a> Archive<'a> {
         let parts = (parts.into_iter().enumerate())
             .map(|(index, rows)| self.checked_rows(index, rows))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(parts.into_iter().flatten().collect())
+        Ok(crate::types::concat(parts))
     }
 
     /// `rows`, decoded from chunk `index`, if they are as many as the footer says.

@@ -197,7 +197,7 @@ impl<T: Decode> SeqDecoder<T> {
 }
 
 macro_rules! seq_decoder {
-    ($([$($generics:tt)*] $t:ty, |$items:ident, $len:ident| $collect:expr);* $(;)?) => {$(
+    ($([$($generics:tt)*] $t:ty, |$items:ident, $len:ident| $collect:expr, |$parts:ident| $join:expr);* $(;)?) => {$(
         impl<$($generics)*> ValueDecoder<$t> for SeqDecoder<T> {
             fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
                 SeqDecoder::build(node, count, ctx)
@@ -210,19 +210,33 @@ macro_rules! seq_decoder {
 
         impl<$($generics)*> Decode for $t {
             type Decoder = SeqDecoder<T>;
-            fn join_chunks(parts: Vec<Self>) -> Option<Self> {
-                Some(parts.into_iter().flat_map(IntoIterator::into_iter).collect())
+            fn join_chunks($parts: Vec<Self>) -> Option<Self> {
+                Some($join)
             }
         }
     )*};
 }
 
+/// The items of `parts`, one after another: moved a vector at a time, which costs far less than
+/// an item at a time.
+pub(crate) fn concat<T>(parts: Vec<Vec<T>>) -> Vec<T> {
+    let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for mut part in parts {
+        all.append(&mut part);
+    }
+    all
+}
+
 seq_decoder! {
-    [T: Decode] Vec<T>, |items, len| items.next_vec(len);
-    [T: Decode] VecDeque<T>, |items, len| items.next_vec(len).into();
-    [T: Decode] Box<[T]>, |items, len| items.next_vec(len).into_boxed_slice();
-    [T: Decode + Ord] BTreeSet<T>, |items, len| (0..len).map(|_| items.next()).collect();
-    [T: Decode + Eq + Hash, S: BuildHasher + Default] HashSet<T, S>, |items, len| (0..len).map(|_| items.next()).collect();
+    [T: Decode] Vec<T>, |items, len| items.next_vec(len), |parts| concat(parts);
+    [T: Decode] VecDeque<T>, |items, len| items.next_vec(len).into(),
+        |parts| concat(parts.into_iter().map(Vec::from).collect()).into();
+    [T: Decode] Box<[T]>, |items, len| items.next_vec(len).into_boxed_slice(),
+        |parts| concat(parts.into_iter().map(Vec::from).collect()).into_boxed_slice();
+    [T: Decode + Ord] BTreeSet<T>, |items, len| (0..len).map(|_| items.next()).collect(),
+        |parts| parts.into_iter().flatten().collect();
+    [T: Decode + Eq + Hash, S: BuildHasher + Default] HashSet<T, S>, |items, len| (0..len).map(|_| items.next()).collect(),
+        |parts| parts.into_iter().flatten().collect();
 }
 
 /// Collects the items of fixed-length arrays.
