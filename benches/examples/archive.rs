@@ -13,17 +13,8 @@ use std::time::{Duration, Instant};
 
 use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
 use tree_buf::{DecodeOptions, Encode};
-use tree_buf_benches::NameFeature;
+use tree_buf_benches::{archive_checked as archive, GameNumbers, NameFeature};
 use tree_buf_datasets::{geojson, retrosheet};
-
-/// Encodes `rows` as an archive with `options`.
-fn archive<T: Encode>(rows: &[T], options: ArchiveOptions) -> Vec<u8> {
-    let mut writer = ArchiveWriter::with_options(Vec::new(), options).expect("a writer");
-    for row in rows {
-        writer.push(row).expect("rows encode");
-    }
-    writer.finish().expect("the archive is written")
-}
 
 /// What a timed task made, dropped once the clock has stopped: freeing a large result is not
 /// decoding it, and happens on one thread whatever decoded it.
@@ -131,16 +122,6 @@ fn sizes_and_times() {
             pair[0].as_secs_f64() / pair[1].as_secs_f64()
         );
     }
-}
-
-/// The numbers of a game, without its strings: a projection that allocates little.
-#[derive(tree_buf::Decode)]
-#[allow(dead_code)]
-struct GameNumbers {
-    date: u32,
-    length_outs: Option<u16>,
-    attendance: Option<u32>,
-    duration_minutes: Option<u16>,
 }
 
 /// A small row: what a log or a sensor writes millions of.

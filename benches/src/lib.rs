@@ -493,3 +493,34 @@ pub fn with_repeated_geometry(countries: &FeatureCollection, k: usize) -> Featur
     }
     bigger
 }
+
+/// Writes `rows` as an archive with `options`, checked to read back as `rows`.
+pub fn archive_checked<
+    T: tree_buf::Encode + tree_buf::Decode + PartialEq + std::fmt::Debug + Send,
+>(
+    rows: &[T],
+    options: tree_buf::archive::ArchiveOptions,
+) -> Vec<u8> {
+    let mut writer =
+        tree_buf::archive::ArchiveWriter::with_options(Vec::new(), options).expect("a writer");
+    for row in rows {
+        writer.push(row).expect("rows encode");
+    }
+    let bytes = writer.finish().expect("the archive is written");
+    let archive = tree_buf::archive::Archive::from_bytes(&bytes).expect("the archive opens");
+    assert!(
+        archive.decode_all::<T>().expect("the archive decodes") == rows,
+        "the archive reads back other rows"
+    );
+    bytes
+}
+
+/// The numbers of a game, without its strings: a projection of the Retrosheet rows that
+/// allocates little, to time reading apart from building strings.
+#[derive(tree_buf::Decode)]
+pub struct GameNumbers {
+    pub date: u32,
+    pub length_outs: Option<u16>,
+    pub attendance: Option<u32>,
+    pub duration_minutes: Option<u16>,
+}

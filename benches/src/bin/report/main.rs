@@ -1,6 +1,6 @@
 //! Measures tree-buf against other formats on every dataset and prints markdown tables: bytes,
 //! size relative to tree-buf, and median encode, decode and round-trip times and throughputs,
-//! plus the partial load of the GeoJSON names; then a speed summary of tree-buf against
+//! plus the partial load of the GeoJSON names and the archives' sizes and parallel decoding; then a speed summary of tree-buf against
 //! bitcode + zstd-3, bitcode and rmp-serde, and whether the speed targets hold. Each format's
 //! output and each partial load is checked before it is timed (`tree_buf_benches::encode_checked`
 //! and `names_file`).
@@ -19,8 +19,9 @@ use std::time::Duration;
 use serde::Serialize;
 use tree_buf_benches::timing::{median, round_robin, timed, Runs, Task};
 use tree_buf_benches::{
-    encode_checked, formats, load_compact_names, load_everything, load_names, names_file,
-    one_thread, with_repeated_geometry, CompactNames, Dataset, Format, Names, BITCODE,
+    archive_checked, encode_checked, formats, load_compact_names, load_everything, load_names,
+    names_file, one_thread, with_repeated_geometry, CompactNames, Dataset, Format, GameNumbers,
+    Names, BITCODE,
 };
 use tree_buf_datasets::{baseball, datasets_dir, geojson, graphql, noise, retrosheet, stocks};
 
@@ -270,6 +271,83 @@ fn partial_load(countries: &geojson::FeatureCollection, settings: &Settings) {
     }
 }
 
+/// The archives section: the GeoJSON features and the Retrosheet games as archives against their
+/// one-value files, and a many-chunk archive decoded on one thread and on all.
+fn archives(countries: &geojson::FeatureCollection, games: &[retrosheet::Game], runs: &Runs) {
+    use tree_buf::archive::{Archive, ArchiveOptions};
+
+    println!("\n### Archives\n");
+    println!(
+        "Rows written a chunk at a time (`ArchiveWriter`, default options: a chunk every 2^20 \
+         rows or 64 MiB of columns), against the same rows as one value (`encode(&rows)`); \
+         every archive is checked to read back first.\n"
+    );
+    println!("| rows | count | one-value file bytes | archive bytes | chunks | archive ÷ file |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    let sized = |name: &str, count: usize, file: Vec<u8>, archive: &[u8]| {
+        let chunks = Archive::from_bytes(archive).expect("opens").chunks().len();
+        println!(
+            "| {name} | {count} | {} | {} | {chunks} | {:.4}x |",
+            file.len(),
+            archive.len(),
+            archive.len() as f64 / file.len() as f64
+        );
+    };
+    let features = &countries.features;
+    let archive = archive_checked(features, ArchiveOptions::default());
+    sized(
+        "GeoJSON features",
+        features.len(),
+        tree_buf::encode(features),
+        &archive,
+    );
+    let archive = archive_checked(games, ArchiveOptions::default());
+    sized(
+        "Retrosheet games",
+        games.len(),
+        tree_buf::encode(games),
+        &archive,
+    );
+
+    let rows = games.len().div_ceil(16);
+    let many = archive_checked(games, ArchiveOptions::default().chunk_rows(rows));
+    let serial = Archive::from_bytes_with_options(&many, one_thread()).expect("opens");
+    let parallel = Archive::from_bytes(&many).expect("opens");
+    println!(
+        "\nThe Retrosheet games in 16 chunks of {rows} rows ({} bytes), all rows decoded by \
+         `Archive::decode_all` on one thread and on {} (chunks in parallel). Each pair is timed \
+         on its own, so that freeing one's large result does not land in the other's times.\n",
+        many.len(),
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    );
+    println!("| rows as | runs | one thread ms | all threads ms | speedup |");
+    println!("|---|---:|---:|---:|---:|");
+    let pair = |what: &str, tasks: Vec<Task<'_, Duration>>| {
+        let times = medians_in_turn(runs, tasks);
+        let ((one, count), (all, _)) = (times[0], times[1]);
+        println!(
+            "| {what} | {count} | {:.1} | {:.1} | {:.2}x |",
+            ms(one),
+            ms(all),
+            one.as_secs_f64() / all.as_secs_f64()
+        );
+    };
+    pair(
+        "`GameNumbers` (four number fields)",
+        vec![
+            load_task(|| serial.decode_all::<GameNumbers>().expect("decodes")),
+            load_task(|| parallel.decode_all::<GameNumbers>().expect("decodes")),
+        ],
+    );
+    pair(
+        "`Game` (every field)",
+        vec![
+            load_task(|| serial.decode_all::<retrosheet::Game>().expect("decodes")),
+            load_task(|| parallel.decode_all::<retrosheet::Game>().expect("decodes")),
+        ],
+    );
+}
+
 /// How many times `time` is `reference`: one decimal below ten.
 fn ratio(time: Duration, reference: Duration) -> String {
     let ratio = time.as_secs_f64() / reference.as_secs_f64();
@@ -378,7 +456,6 @@ fn main() {
         &mut settings,
     );
     partial_load(&countries, &settings);
-    drop(countries);
     measure(
         "Baseball Databank (Batting, Pitching, Fielding, People, Teams)",
         &loaded(baseball::load()),
@@ -386,13 +463,16 @@ fn main() {
         Targets::DEFAULT,
         &mut settings,
     );
+    let games = loaded(retrosheet::load_all());
     measure(
         "Retrosheet game logs, 1871-2018",
-        &loaded(retrosheet::load_all()),
+        &games,
         false,
         Targets::DEFAULT,
         &mut settings,
     );
+    archives(&countries, &games, &settings.runs);
+    drop((countries, games));
     measure(
         "AAPL stock prices 2016",
         &loaded(stocks::load()),
