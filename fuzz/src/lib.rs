@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use arbitrary::{Arbitrary, Unstructured};
-use tree_buf::archive::Archive;
+use tree_buf::archive::{Archive, StreamReader};
 use tree_buf::{
     decode_with_options, encode_with_options, size_breakdown, size_breakdown_with_options,
     try_encode, BreakdownOptions, Buffer, Decode, DecodeOptions, Encode, EncodeErrorKind,
@@ -256,10 +256,10 @@ pub fn archive(bytes: &[u8]) -> Archived {
         let listed: u64 = archive.chunks().iter().map(|chunk| chunk.rows).sum();
         assert_eq!(listed, archive.rows(), "the chunks' rows do not add up");
         let values = archive.decode_all::<Value>();
+        // Compared as text: `Value`'s floats may be NaN, which equals nothing.
+        let text = |rows: &[Value]| format!("{rows:?}");
         if let Ok(values) = &values {
             assert_eq!(values.len() as u64, archive.rows(), "rows were lost");
-            // Compared as text: `Value`'s floats may be NaN, which equals nothing.
-            let text = |rows: &[Value]| format!("{rows:?}");
             let iterated: Result<Vec<Value>, _> =
                 archive.iter::<Value>().and_then(Iterator::collect);
             if let Ok(iterated) = iterated {
@@ -272,6 +272,23 @@ pub fn archive(bytes: &[u8]) -> Archived {
                     text(&values[range]),
                     "a range reads other rows"
                 );
+            }
+        }
+        // Read as a stream from the start, without the footer: with the checksums verified, a
+        // stream that reads to its end gives the rows the footer lists.
+        if let (Ok(values), Ok(mut stream)) =
+            (&values, StreamReader::with_options(bytes, options.clone()))
+        {
+            let mut streamed = Vec::new();
+            let ended = loop {
+                match stream.next_chunk::<Value>() {
+                    Ok(Some(chunk)) => streamed.extend(chunk),
+                    Ok(None) => break true,
+                    Err(_) => break false,
+                }
+            };
+            if verified && ended && archive.unfinished_bytes() == 0 {
+                assert_eq!(text(&streamed), text(values), "a stream reads other rows");
             }
         }
         let records = archive.decode_all::<Record>().is_ok();

@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use tree_buf::archive::{Archive, ArchiveError, ArchiveOptions, ArchiveWriter, Statistics};
+use tree_buf::archive::{
+    Archive, ArchiveError, ArchiveOptions, ArchiveWriter, Statistics, StreamReader,
+};
 use tree_buf::prelude::*;
 use tree_buf::{DecodeErrorKind, NodeType};
 
@@ -529,4 +531,83 @@ fn breakdowns_and_readers_see_archives_in_total_and_per_chunk() {
         (80..100).map(game).collect::<Vec<_>>()
     );
     assert!(archive.chunk_reader(3).is_err());
+}
+
+/// A reader that gives at most three bytes at a time, as a slow pipe does.
+struct Trickle<'a>(&'a [u8]);
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = out.len().min(3).min(self.0.len());
+        out[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+/// Every chunk a stream reader gives of `bytes`, and how it ended.
+fn stream_rows<T: Decode>(bytes: &[u8]) -> (Vec<T>, Result<(), ArchiveError>) {
+    let mut rows = Vec::new();
+    let mut stream = match StreamReader::new(Trickle(bytes)) {
+        Ok(stream) => stream,
+        Err(error) => return (rows, Err(error)),
+    };
+    loop {
+        match stream.next_chunk::<T>() {
+            Ok(Some(chunk)) => rows.extend(chunk),
+            Ok(None) => return (rows, Ok(())),
+            Err(error) => return (rows, Err(error)),
+        }
+    }
+}
+
+#[test]
+fn a_stream_reads_from_the_start_without_the_footer() {
+    let file = TempFile::new("stream");
+    let options = ArchiveOptions::default().chunk_rows(7);
+    let mut writer = ArchiveWriter::<Game>::create_with_options(&file.0, options.clone()).unwrap();
+    for i in 0..20 {
+        writer.push(&game(i)).unwrap();
+    }
+    writer.finish().unwrap();
+    let mut writer = ArchiveWriter::<Game>::append_with_options(&file.0, options).unwrap();
+    for i in 20..30 {
+        writer.push(&game(i)).unwrap();
+    }
+    writer.finish().unwrap();
+    let bytes = std::fs::read(&file.0).unwrap();
+    // Past the first footer and its trailer, into the appended chunks.
+    let (rows, end) = stream_rows::<Game>(&bytes);
+    end.unwrap();
+    assert_eq!(rows, (0..30).map(game).collect::<Vec<_>>());
+
+    // Rows of values whose schema changes: the schema sections come in the stream too.
+    let values: Vec<Value> = (0..9)
+        .map(|i| match i {
+            0..=2 => serde_json::json!({"a": i}),
+            3..=5 => serde_json::json!({"a": i as f64 / 2.0, "b": "x"}),
+            _ => serde_json::json!({"c": [i]}),
+        })
+        .map(Value::from)
+        .collect();
+    let mut writer =
+        ArchiveWriter::with_options(Vec::new(), ArchiveOptions::default().chunk_rows(3)).unwrap();
+    for value in &values {
+        writer.push(value).unwrap();
+    }
+    let widened = writer.finish().unwrap();
+    let (rows, end) = stream_rows::<Value>(&widened);
+    end.unwrap();
+    assert_eq!(rows, values);
+
+    // A stream cut short gives its complete chunks, then says what happened; never a panic.
+    for cut in 0..bytes.len() {
+        let (rows, end) = stream_rows::<Game>(&bytes[..cut]);
+        assert!(rows.iter().enumerate().all(|(i, row)| *row == game(i as u32)));
+        let ends_after_a_footer = Archive::from_bytes(&bytes[..cut])
+            .is_ok_and(|archive| archive.unfinished_bytes() == 0);
+        assert_eq!(end.is_ok(), ends_after_a_footer, "cut at {cut}");
+    }
+    // A file of one value is not a stream of rows.
+    assert!(StreamReader::new(encode(&vec![game(0)]).as_slice()).is_err());
 }

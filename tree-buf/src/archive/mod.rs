@@ -13,6 +13,8 @@
 //!   chunks to an existing archive without rewriting it.
 //! - [`Archive`] opens one (memory-mapped, or from bytes) and decodes all rows, a range of them,
 //!   one path, or a chunk at a time.
+//! - [`StreamReader`] reads one from the start, chunk by chunk, from any `Read` (a pipe, a
+//!   socket), without its footer.
 //! - [`crate::decode`] reads a whole archive as a sequence of its rows (`Vec<Row>`).
 //!
 //! Rows of one Rust type share a schema. Rows of [`Value`](crate::Value)s (from JSON lines or
@@ -48,11 +50,13 @@
 mod format;
 mod reader;
 mod stats;
+mod stream;
 mod writer;
 
 use std::fmt;
 
 pub use reader::{Archive, Rows};
+pub use stream::StreamReader;
 pub use writer::ArchiveWriter;
 
 use crate::error::{DecodeError, EncodeError};

@@ -511,9 +511,7 @@ impl<'a> Archive<'a> {
     fn decode_chunk_with<T: Decode>(&self, index: usize, budget: Budget) -> Result<T, DecodeError> {
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
         let (chunk, checksums) = self.chunk(index)?;
-        let ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
-        let mut decoder: T::Decoder = decode_root(ctx, tree.root(), 1, self.options.parallel)?;
-        Ok(decoder.next())
+        decode_chunk_rows(tree, chunk, checksums, budget, self.options.parallel)
     }
 
     /// The cap on decoded bytes for chunk `index` alone.
@@ -533,12 +531,7 @@ impl<'a> Archive<'a> {
         let start = entry.offset as usize;
         let section = &self.bytes.get()[start..start + entry.size as usize];
         let body = read_section(section, false)?.body;
-        let mut reader = ByteReader::new(body);
-        let chunk = Chunk::parse(&mut reader, tree.branch_count(), &self.options)?;
-        reader.finish("a chunk")?;
-        if chunk.rows != 1 {
-            return Err(corrupt("an archive's chunk holds one sequence of rows"));
-        }
+        let chunk = parse_chunk(body, tree.branch_count(), &self.options)?;
         let sizes_agree = (chunk.branches.iter().zip(&entry.branches))
             .all(|(branch, listed)| branch.len() as u64 == listed.size);
         if !sizes_agree {
@@ -553,6 +546,36 @@ impl<'a> Archive<'a> {
         };
         Ok((chunk, checksums))
     }
+}
+
+/// Parses the chunk of a chunk section's `body`: its table checked, and one root value, the
+/// sequence of its rows.
+pub(crate) fn parse_chunk<'b>(
+    body: &'b [u8],
+    branch_count: usize,
+    options: &DecodeOptions,
+) -> Result<Chunk<'b>, DecodeError> {
+    let mut reader = ByteReader::new(body);
+    let chunk = Chunk::parse(&mut reader, branch_count, options)?;
+    reader.finish("a chunk")?;
+    if chunk.rows != 1 {
+        return Err(corrupt("an archive's chunk holds one sequence of rows"));
+    }
+    Ok(chunk)
+}
+
+/// Decodes `chunk`, whose schema is `tree`, as one value of `T` (a sequence of its rows),
+/// drawing on `budget` and checking every branch read against `checksums` (unless empty).
+pub(crate) fn decode_chunk_rows<T: Decode>(
+    tree: &SchemaTree,
+    chunk: Chunk<'_>,
+    checksums: Vec<u32>,
+    budget: Budget,
+    parallel: bool,
+) -> Result<T, DecodeError> {
+    let ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
+    let mut decoder: T::Decoder = decode_root(ctx, tree.root(), 1, parallel)?;
+    Ok(decoder.next())
 }
 
 /// Joins the values decoded from each chunk into one.
@@ -753,8 +776,7 @@ fn recovered_entry(
     size: usize,
     options: &DecodeOptions,
 ) -> Option<ChunkEntry> {
-    let mut reader = ByteReader::new(body);
-    let chunk = Chunk::parse(&mut reader, branch_count, options).ok()?;
+    let chunk = parse_chunk(body, branch_count, options).ok()?;
     chunk.verify_data(options).ok()?;
     let lengths = chunk.branches.first().copied().unwrap_or_default();
     let mut budget = Budget::new(64);

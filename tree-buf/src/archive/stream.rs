@@ -1,0 +1,188 @@
+//! Reads an archive from its start as a stream, without its footer: every section starts with its
+//! tag and size, so a reader of a pipe or a socket takes the chunks as they come.
+
+use std::io::{ErrorKind, Read};
+
+use super::format::{CHUNK_SECTION, FOOTER_SECTION, SCHEMA_SECTION, TRAILER_BYTES};
+use super::reader::{decode_chunk_rows, parse_chunk};
+use super::ArchiveError;
+use crate::encodings::budget::Budget;
+use crate::encodings::bytes::{write_varint, ByteReader};
+use crate::error::{corrupt, truncated, DecodeError, DecodeErrorKind};
+use crate::file::{Head, ARCHIVE};
+use crate::options::DecodeOptions;
+use crate::schema::SchemaTree;
+use crate::types::Decode;
+
+/// Reads an archive from the start, a chunk at a time, from any [`Read`] (standard input, a
+/// socket, a decompressor), as an Arrow IPC stream is read: it needs neither the footer nor a
+/// seekable file, and holds one chunk's bytes and rows at a time. Each chunk's checksums are
+/// checked before it is decoded.
+///
+/// ```
+/// use tree_buf::archive::{ArchiveOptions, ArchiveWriter, StreamReader};
+///
+/// let mut writer = ArchiveWriter::with_options(Vec::new(), ArchiveOptions::default().chunk_rows(2))?;
+/// for n in 0..5u32 {
+///     writer.push(&n)?;
+/// }
+/// let bytes = writer.finish()?;
+/// let mut stream = StreamReader::new(bytes.as_slice())?;
+/// let mut rows = Vec::new();
+/// while let Some(chunk) = stream.next_chunk::<u32>()? {
+///     rows.extend(chunk);
+/// }
+/// assert_eq!(rows, [0, 1, 2, 3, 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct StreamReader<R: Read> {
+    source: R,
+    options: DecodeOptions,
+    version: u8,
+    /// The schema of the chunks that come next.
+    tree: SchemaTree,
+    /// Whether a footer was read: the archive may end after it.
+    footer_seen: bool,
+    /// The bytes of the section being read.
+    section: Vec<u8>,
+}
+
+impl<R: Read> StreamReader<R> {
+    /// Reads the header and schema of the archive `source` holds, with the default
+    /// [`DecodeOptions`].
+    pub fn new(source: R) -> Result<Self, ArchiveError> {
+        Self::with_options(source, DecodeOptions::default())
+    }
+
+    /// Reads the header and schema of the archive `source` holds, under the given limits.
+    pub fn with_options(mut source: R, options: DecodeOptions) -> Result<Self, ArchiveError> {
+        // The header and the schema section, assembled to be checked as a file's are.
+        let mut head = vec![0u8; 6];
+        source.read_exact(&mut head).map_err(cut_short)?;
+        let size = read_varint(&mut source)?;
+        write_varint(&mut head, size);
+        read_more(&mut source, &mut head, size.saturating_add(4))?;
+        let parsed = Head::parse(&head, &options)?;
+        if parsed.flags & ARCHIVE == 0 {
+            return Err(DecodeError::new(
+                DecodeErrorKind::SchemaMismatch,
+                "",
+                "the stream holds one value, not an archive of rows: decode it with \
+                 tree_buf::decode",
+            )
+            .into());
+        }
+        let tree = SchemaTree::parse(parsed.schema)?;
+        Ok(StreamReader {
+            version: parsed.version,
+            tree,
+            source,
+            options,
+            footer_seen: false,
+            section: Vec::new(),
+        })
+    }
+
+    /// The rows of the next chunk, as `T`; `None` once the archive has ended after a footer. A
+    /// stream that ends before any footer (its writer did not finish) is an error, after every
+    /// complete chunk has been given.
+    pub fn next_chunk<T: Decode>(&mut self) -> Result<Option<Vec<T>>, ArchiveError> {
+        loop {
+            let mut tag = [0u8; 1];
+            match self.source.read(&mut tag) {
+                Ok(0) if self.footer_seen => return Ok(None),
+                Ok(0) => {
+                    return Err(truncated(
+                        "the stream ends without a footer: its writer did not finish",
+                    )
+                    .into())
+                }
+                Ok(_) => {}
+                Err(error) if error.kind() == ErrorKind::Interrupted => continue,
+                Err(error) => return Err(error.into()),
+            }
+            let size = read_varint(&mut self.source)?;
+            self.section.clear();
+            match tag[0] {
+                CHUNK_SECTION => {
+                    read_more(&mut self.source, &mut self.section, size)?;
+                    return self.chunk().map(Some);
+                }
+                SCHEMA_SECTION => {
+                    read_more(&mut self.source, &mut self.section, size.saturating_add(4))?;
+                    self.schema(size)?;
+                }
+                FOOTER_SECTION => {
+                    // The footer lists what was read already; its trailer follows it.
+                    let rest = size.saturating_add(4 + TRAILER_BYTES as u64);
+                    read_more(&mut self.source, &mut self.section, rest)?;
+                    self.footer_seen = true;
+                }
+                other => {
+                    return Err(corrupt(format!("unknown archive section {other:#04x}")).into())
+                }
+            }
+        }
+    }
+
+    /// Decodes the chunk in [`Self::section`], its checksums checked first.
+    fn chunk<T: Decode>(&mut self) -> Result<Vec<T>, ArchiveError> {
+        self.footer_seen = false;
+        let chunk = parse_chunk(&self.section, self.tree.branch_count(), &self.options)?;
+        chunk.verify_data(&self.options)?;
+        let budget = Budget::for_version(
+            self.options.budget_for(self.section.len()),
+            self.version,
+        );
+        let parallel = self.options.parallel;
+        Ok(decode_chunk_rows(&self.tree, chunk, Vec::new(), budget, parallel)?)
+    }
+
+    /// Takes the schema in [`Self::section`] (a node of `size` bytes and its checksum) for the
+    /// chunks after it.
+    fn schema(&mut self, size: u64) -> Result<(), DecodeError> {
+        let node = &self.section[..size as usize];
+        let mut covered = vec![SCHEMA_SECTION];
+        write_varint(&mut covered, size);
+        covered.extend_from_slice(node);
+        let stored = ByteReader::new(&self.section[size as usize..]).u32_le()?;
+        if self.options.verify_checksums && crc32fast::hash(&covered) != stored {
+            return Err(corrupt("the checksum of the archive's schema section does not match"));
+        }
+        self.tree = SchemaTree::parse(node)?;
+        Ok(())
+    }
+}
+
+/// Reads a varint a byte at a time.
+fn read_varint(source: &mut impl Read) -> Result<u64, ArchiveError> {
+    let mut bytes = Vec::with_capacity(10);
+    loop {
+        let mut byte = [0u8; 1];
+        source.read_exact(&mut byte).map_err(cut_short)?;
+        bytes.push(byte[0]);
+        if byte[0] & 0x80 == 0 || bytes.len() == 10 {
+            return Ok(ByteReader::new(&bytes).varint()?);
+        }
+    }
+}
+
+/// Appends the next `len` bytes of `source` to `out`, which grows only as bytes arrive, so that
+/// a size that lies cannot make it allocate more than the stream holds.
+fn read_more(source: &mut impl Read, out: &mut Vec<u8>, len: u64) -> Result<(), ArchiveError> {
+    let start = out.len() as u64;
+    source.take(len).read_to_end(out)?;
+    if out.len() as u64 - start < len {
+        return Err(truncated("the stream ends inside a section").into());
+    }
+    Ok(())
+}
+
+/// An end of input inside the header or a size, as a decoding error.
+fn cut_short(error: std::io::Error) -> ArchiveError {
+    if error.kind() == ErrorKind::UnexpectedEof {
+        truncated("the stream ends inside the archive's header or a section's size").into()
+    } else {
+        error.into()
+    }
+}
