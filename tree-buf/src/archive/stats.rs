@@ -63,32 +63,29 @@ fn upper_bound(max: &[u8]) -> Option<Vec<u8>> {
 }
 
 fn int_stats(words: &Words, signed: bool) -> RawStats {
+    // Signed words order as unsigned ones once their sign bits are flipped: one pass, no
+    // branches, for either.
     macro_rules! extremes {
-        ($values:expr, $unsigned:ty, $signed:ty) => {{
-            let width = size_of::<$unsigned>() as u8;
-            let (min, max) = if signed {
-                let values = $values.iter().map(|&value| value as $signed);
-                let min = values.clone().min().unwrap_or_default();
-                let max = values.max().unwrap_or_default();
-                (min as $unsigned, max as $unsigned)
-            } else {
-                let min = $values.iter().copied().min().unwrap_or_default();
-                let max = $values.iter().copied().max().unwrap_or_default();
-                (min, max)
-            };
+        ($values:expr, $word:ty) => {{
+            let flip: $word = if signed { 1 << (<$word>::BITS - 1) } else { 0 };
+            let (mut min, mut max) = (<$word>::MAX, <$word>::MIN);
+            for &value in $values.iter() {
+                min = min.min(value ^ flip);
+                max = max.max(value ^ flip);
+            }
             RawStats::Words {
-                width,
-                min: min as u128,
-                max: max as u128,
+                width: size_of::<$word>() as u8,
+                min: (min ^ flip) as u128,
+                max: (max ^ flip) as u128,
             }
         }};
     }
     match words {
-        Words::U8(values) => extremes!(values, u8, i8),
-        Words::U16(values) => extremes!(values, u16, i16),
-        Words::U32(values) => extremes!(values, u32, i32),
-        Words::U64(values) => extremes!(values, u64, i64),
-        Words::U128(values) => extremes!(values, u128, i128),
+        Words::U8(values) => extremes!(values, u8),
+        Words::U16(values) => extremes!(values, u16),
+        Words::U32(values) => extremes!(values, u32),
+        Words::U64(values) => extremes!(values, u64),
+        Words::U128(values) => extremes!(values, u128),
     }
 }
 
