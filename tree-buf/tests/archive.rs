@@ -603,9 +603,12 @@ fn a_stream_reads_from_the_start_without_the_footer() {
     // A stream cut short gives its complete chunks, then says what happened; never a panic.
     for cut in 0..bytes.len() {
         let (rows, end) = stream_rows::<Game>(&bytes[..cut]);
-        assert!(rows.iter().enumerate().all(|(i, row)| *row == game(i as u32)));
-        let ends_after_a_footer = Archive::from_bytes(&bytes[..cut])
-            .is_ok_and(|archive| archive.unfinished_bytes() == 0);
+        assert!(rows
+            .iter()
+            .enumerate()
+            .all(|(i, row)| *row == game(i as u32)));
+        let ends_after_a_footer =
+            Archive::from_bytes(&bytes[..cut]).is_ok_and(|archive| archive.unfinished_bytes() == 0);
         assert_eq!(end.is_ok(), ends_after_a_footer, "cut at {cut}");
     }
     // A file of one value is not a stream of rows.

@@ -130,12 +130,15 @@ impl<R: Read> StreamReader<R> {
         self.footer_seen = false;
         let chunk = parse_chunk(&self.section, self.tree.branch_count(), &self.options)?;
         chunk.verify_data(&self.options)?;
-        let budget = Budget::for_version(
-            self.options.budget_for(self.section.len()),
-            self.version,
-        );
+        let budget = Budget::for_version(self.options.budget_for(self.section.len()), self.version);
         let parallel = self.options.parallel;
-        Ok(decode_chunk_rows(&self.tree, chunk, Vec::new(), budget, parallel)?)
+        Ok(decode_chunk_rows(
+            &self.tree,
+            chunk,
+            Vec::new(),
+            budget,
+            parallel,
+        )?)
     }
 
     /// Takes the schema in [`Self::section`] (a node of `size` bytes and its checksum) for the
@@ -147,7 +150,9 @@ impl<R: Read> StreamReader<R> {
         covered.extend_from_slice(node);
         let stored = ByteReader::new(&self.section[size as usize..]).u32_le()?;
         if self.options.verify_checksums && crc32fast::hash(&covered) != stored {
-            return Err(corrupt("the checksum of the archive's schema section does not match"));
+            return Err(corrupt(
+                "the checksum of the archive's schema section does not match",
+            ));
         }
         self.tree = SchemaTree::parse(node)?;
         Ok(())
