@@ -255,7 +255,8 @@ fn craft(schema: &[u8], branches: &[&[u8]]) -> Vec<u8> {
         }
         out.push(value as u8);
     }
-    let mut out = b"TBUF\x01\x00".to_vec();
+    // Version 3: the newest encodings a file of one value may use.
+    let mut out = b"TBUF\x03\x00".to_vec();
     varint(&mut out, schema.len() as u64);
     out.extend_from_slice(schema);
     let crc = crc32fast::hash(&out);
