@@ -447,6 +447,22 @@ fn scratch_file(name: &str, text: &str) -> PathBuf {
     file
 }
 
+/// Writes `text` to the scratch file `input` and converts it with `command` (`from-json` or
+/// `from-csv`) into an archive of chunks of two rows, which it returns.
+fn archive_in_pairs(command: &str, input: &str, text: &str) -> PathBuf {
+    let source = scratch_file(input, text);
+    let archive = source.with_extension("tb");
+    succeeds(&[
+        command,
+        path(&source),
+        "-o",
+        path(&archive),
+        "--chunk-rows",
+        "2",
+    ]);
+    archive
+}
+
 fn json_lines(text: &str) -> Vec<serde_json::Value> {
     text.lines()
         .map(|line| serde_json::from_str(line).unwrap())
@@ -463,16 +479,7 @@ fn json_lines_round_trip_through_an_archive_whose_schema_widens() {
         "{\"id\":4,\"score\":5,\"name\":\"d\",\"tags\":[\"x\",\"y\"]}\n",
         "{\"id\":5,\"score\":-1.25,\"tags\":[]}\n",
     );
-    let input = scratch_file("rows.jsonl", lines);
-    let archive = scratch("rows.tb");
-    succeeds(&[
-        "from-json",
-        path(&input),
-        "-o",
-        path(&archive),
-        "--chunk-rows",
-        "2",
-    ]);
+    let archive = archive_in_pairs("from-json", "rows.jsonl", lines);
     let back = stdout(&succeeds(&["to-json", path(&archive), "--lines"]));
     assert_eq!(back, lines);
     // The same rows as one array, compact or indented as serde_json indents it.
@@ -557,16 +564,7 @@ fn json_input_kinds_are_told_apart() {
 fn csv_round_trips_through_an_archive() {
     // Column c is blank in the first chunk: it keeps its place in the header.
     let text = "a,b,c,d\n1,x,,true\n2,y,,false\n3,\"z, q\",1.5,\n4,w,2.5,true\n";
-    let input = scratch_file("table.csv", text);
-    let archive = scratch("table.tb");
-    succeeds(&[
-        "from-csv",
-        path(&input),
-        "-o",
-        path(&archive),
-        "--chunk-rows",
-        "2",
-    ]);
+    let archive = archive_in_pairs("from-csv", "table.csv", text);
     assert_eq!(stdout(&succeeds(&["to-csv", path(&archive)])), text);
     let rows = json_lines(&stdout(&succeeds(&["to-json", path(&archive), "--lines"])));
     assert_eq!(rows[0], serde_json::json!({"a": 1, "b": "x", "d": true}));
@@ -629,19 +627,11 @@ fn append_adds_rows_from_json_and_csv() {
 
 #[test]
 fn info_describes_chunks_and_unfinished_archives() {
-    let input = scratch_file(
+    let archive = archive_in_pairs(
+        "from-json",
         "info.jsonl",
         "{\"n\":1,\"s\":\"b\"}\n{\"n\":7,\"s\":\"a\"}\n{\"n\":3}\n",
     );
-    let archive = scratch("info.tb");
-    succeeds(&[
-        "from-json",
-        path(&input),
-        "-o",
-        path(&archive),
-        "--chunk-rows",
-        "2",
-    ]);
     let text = stdout(&succeeds(&["info", path(&archive)]));
     assert!(text.contains("archive, 3 rows in 2 chunks"), "{text}");
     let line = |path: &str| {
