@@ -10,6 +10,8 @@ use crate::branch::branch_encoding;
 use crate::encodings::describe::Describer;
 pub use crate::encodings::describe::{Codec, Encoding};
 use crate::error::DecodeError;
+use crate::file::{Head, ARCHIVE};
+use crate::options::DecodeOptions;
 use crate::reader::Reader;
 use crate::schema::NodeType;
 
@@ -122,7 +124,7 @@ pub fn size_breakdown_with_options(
     bytes: &[u8],
     options: &BreakdownOptions,
 ) -> Result<SizeBreakdown, DecodeError> {
-    if !is_archive(bytes) {
+    if Head::parse(bytes, &DecodeOptions::default())?.flags & ARCHIVE == 0 {
         return Ok(of_reader(&Reader::new(bytes)?, bytes.len(), options));
     }
     let archive = Archive::from_bytes(bytes)?;
@@ -153,13 +155,6 @@ pub fn size_breakdown_with_options(
         table_bytes: (bytes.len() - header_bytes).saturating_sub(schema_bytes + branch_bytes),
         branches,
     })
-}
-
-/// Whether `bytes` start like an archive: the magic number, and the archive flag.
-fn is_archive(bytes: &[u8]) -> bool {
-    bytes.len() > crate::file::HEADER_BYTES
-        && bytes.starts_with(&crate::file::MAGIC)
-        && bytes[5] & crate::file::ARCHIVE != 0
 }
 
 /// The breakdown of the file (or archive chunk) `reader` reads, `total_bytes` long.

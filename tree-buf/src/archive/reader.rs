@@ -43,6 +43,8 @@ struct Schema {
     /// Where its node's bytes are.
     node: Range<usize>,
     tree: SchemaTree,
+    /// The path and type of the node that owns each branch, for every chunk's [`ChunkInfo`].
+    owners: Vec<(String, NodeType)>,
 }
 
 /// An opened archive: header, schemas and footer checked, no chunk decoded yet.
@@ -243,15 +245,15 @@ impl<'a> Archive<'a> {
                     self.schemas.len() - 1
                 }
             };
-            let tree = &self.schemas[schema].tree;
-            if chunk.branches.len() != tree.branch_count() {
+            let owners = &self.schemas[schema].owners;
+            if chunk.branches.len() != owners.len() {
                 return Err(corrupt(format!(
                     "the footer lists {} branches for a chunk whose schema has {}",
                     chunk.branches.len(),
-                    tree.branch_count()
+                    owners.len()
                 )));
             }
-            self.infos.push(chunk_info(chunk, first_row, tree));
+            self.infos.push(chunk_info(chunk, first_row, owners));
             self.chunk_schemas.push(schema);
             first_row = first_row
                 .checked_add(chunk.rows)
@@ -650,7 +652,15 @@ impl Schema {
                 tree.root().node_type()
             )));
         }
-        Ok(Schema { offset, node, tree })
+        let owners = (tree.branch_owners().iter())
+            .map(|owner| (owner.path(), owner.node_type()))
+            .collect();
+        Ok(Schema {
+            offset,
+            node,
+            tree,
+            owners,
+        })
     }
 }
 
@@ -800,22 +810,21 @@ fn recovered_entry(
     })
 }
 
-/// The public description of a chunk whose schema is `tree`.
-fn chunk_info(chunk: &ChunkEntry, first_row: u64, tree: &SchemaTree) -> ChunkInfo {
-    let owners = tree.branch_owners();
+/// The public description of a chunk whose branches' owners are `owners`.
+fn chunk_info(chunk: &ChunkEntry, first_row: u64, owners: &[(String, NodeType)]) -> ChunkInfo {
     ChunkInfo {
         first_row,
         rows: chunk.rows,
         offset: chunk.offset,
         bytes: chunk.size,
         branches: (owners.iter().zip(&chunk.branches))
-            .map(|(owner, branch)| BranchInfo {
-                path: owner.path(),
-                node_type: owner.node_type(),
+            .map(|((path, node_type), branch)| BranchInfo {
+                path: path.clone(),
+                node_type: *node_type,
                 bytes: branch.size,
                 crc: branch.crc,
                 values: branch.values,
-                statistics: Statistics::read(&branch.stats, owner.node_type()),
+                statistics: Statistics::read(&branch.stats, *node_type),
             })
             .collect(),
     }
