@@ -91,14 +91,14 @@ fn sizes_and_times() {
     // The projection first: freeing a large result leaves the allocator work (merging freed
     // blocks) that the next large allocation pays, whatever it is.
     let mut times = medians(
-        11,
+        31,
         &mut [
             &mut || Box::new(black_box(serial.decode_all::<GameNumbers>().unwrap())),
             &mut || Box::new(black_box(parallel.decode_all::<GameNumbers>().unwrap())),
         ],
     );
     times.extend(medians(
-        5,
+        9,
         &mut [
             &mut || Box::new(black_box(serial.decode_all::<retrosheet::Game>().unwrap())),
             &mut || {

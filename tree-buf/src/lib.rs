@@ -46,7 +46,8 @@
 //! - `codec-api`: the `tree_buf::codec` module, column codecs on plain slices (Simple16), for
 //!   benchmarks and programs that want a codec without the file format.
 
-// Memory-mapping an archive is the one `unsafe` operation, allowed where it is done.
+// `unsafe` is allowed only where it is done, each with its reason: memory-mapping an archive,
+// and filling a vector in place from several threads (`parallel::fill_parts`).
 #![deny(unsafe_code)]
 
 pub mod archive;

@@ -357,13 +357,23 @@ impl<'a> Archive<'a> {
         self.checked_rows(index, self.decode_chunk_with(index, budget)?)
     }
 
-    /// Every row, as `T`; chunks are decoded in parallel if the options allow.
+    /// Every row, as `T`; chunks are decoded in parallel if the options allow, each straight
+    /// into its place in the result.
     pub fn decode_all<T: Decode + Send>(&self) -> Result<Vec<T>, DecodeError> {
-        let parts = self.decode_each::<Vec<T>>()?;
-        let parts = (parts.into_iter().enumerate())
-            .map(|(index, rows)| self.checked_rows(index, rows))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(crate::types::concat(parts))
+        let mut budget = Budget::for_version(self.whole_budget(), self.version);
+        // The result is made before any chunk is read, so the rows the footer claims are paid
+        // for first; each chunk is checked to hold what the footer says before it is written.
+        let rows = usize::try_from(self.rows).unwrap_or(usize::MAX);
+        budget.charge(rows, size_of::<T>())?;
+        let lens: Vec<usize> = (self.chunks.iter())
+            .map(|chunk| chunk.rows as usize)
+            .collect();
+        let parallel = self.options.parallel && self.chunks.len() > 1;
+        crate::parallel::fill_parts(&lens, parallel, |index, slots| {
+            let (mut rows, _) = self.rows_decoder_with::<T>(index, budget.clone())?;
+            slots.fill_with(|| rows.next());
+            Ok(())
+        })
     }
 
     /// `rows`, decoded from chunk `index`, if they are as many as the footer says.
@@ -426,9 +436,19 @@ impl<'a> Archive<'a> {
 
     /// A decoder of the rows of chunk `index`, one at a time.
     fn rows_decoder<T: Decode>(&self, index: usize) -> Result<(T::Decoder, u64), DecodeError> {
+        let budget = Budget::for_version(self.chunk_budget(index), self.version);
+        self.rows_decoder_with::<T>(index, budget)
+    }
+
+    /// [`Self::rows_decoder`] drawing on `budget`, which the memory of the rows themselves is
+    /// not taken from (the caller holds it).
+    fn rows_decoder_with<T: Decode>(
+        &self,
+        index: usize,
+        budget: Budget,
+    ) -> Result<(T::Decoder, u64), DecodeError> {
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
         let (chunk, checksums) = self.chunk(index)?;
-        let budget = Budget::for_version(self.chunk_budget(index), self.version);
         let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
         let root = tree.root();
         let rows = values_below(root, 0, 1, &mut ctx)?;
@@ -496,17 +516,6 @@ impl<'a> Archive<'a> {
             .map(|index| self.decode_chunk_with::<T>(index, budget.clone()))
             .collect::<Result<Vec<T>, _>>()?;
         join(parts)
-    }
-
-    /// Each chunk decoded as `T` (on rayon's threads when allowed), all drawing on one budget.
-    fn decode_each<T: Decode + Send>(&self) -> Result<Vec<T>, DecodeError> {
-        let budget = Budget::for_version(self.whole_budget(), self.version);
-        let indices: Vec<usize> = (0..self.chunks.len()).collect();
-        let parallel = self.options.parallel && self.chunks.len() > 1;
-        let decode = |index: usize| self.decode_chunk_with::<T>(index, budget.clone());
-        crate::parallel::map(indices, parallel, decode)
-            .into_iter()
-            .collect()
     }
 
     /// Decodes chunk `index` as one value of `T` (a sequence of its rows), drawing on `budget`.

@@ -21,7 +21,7 @@ pub use derive_support::{
 };
 
 pub(crate) use primitives::char_from_code;
-pub(crate) use seq::{concat, read_lengths, Lengths};
+pub(crate) use seq::{read_lengths, Lengths};
 
 use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::DecodeError;
