@@ -39,7 +39,8 @@ use std::sync::Arc;
 use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
 use tree_buf::{
     decode_with_options, encode_with_options, size_breakdown, size_breakdown_with_options,
-    BreakdownOptions, Decode, DecodeError, DecodeOptions, Encode, EncodeOptions, Preference, Value,
+    BreakdownOptions, Codec, Decode, DecodeError, DecodeOptions, Encode, EncodeOptions, Preference,
+    Value,
 };
 use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
@@ -1080,6 +1081,45 @@ fn golden_files_decode_to_their_values() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The version a file needs, found from what it holds: the archive layout (4), a Huffman stream
+/// anywhere (3), a keyed string stream (2), else 1.
+fn version_needed(bytes: &[u8]) -> u8 {
+    if bytes[5] & 0x01 != 0 {
+        return 4;
+    }
+    let breakdown =
+        size_breakdown_with_options(bytes, &BreakdownOptions::default().decompress_zstd(true))
+            .expect("a file just written has a breakdown");
+    let encodings = (breakdown.branches.iter()).flat_map(|branch| branch.encoding.iter());
+    (encodings.map(|encoding| match encoding.codec {
+        Codec::Huffman { .. } => 3,
+        Codec::Keyed { .. } => 2,
+        _ => 1,
+    }))
+    .max()
+    .unwrap_or(1)
+}
+
+#[test]
+fn files_written_now_declare_the_lowest_version_that_holds_them() {
+    let mut declared = BTreeSet::new();
+    let mut failures = Vec::new();
+    for case in &cases() {
+        let bytes = (case.encode)();
+        let needed = version_needed(&bytes);
+        if bytes[4] != needed {
+            failures.push(format!(
+                "{}: declares version {} but needs {needed}",
+                case.name, bytes[4]
+            ));
+        }
+        declared.insert(bytes[4]);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The cases hold something of every version, so each is declared by some file.
+    assert_eq!(declared, BTreeSet::from([1, 2, 3, 4]));
 }
 
 /// At most this many bit flips per file. A file of more bits has every `stride`-th bit flipped,

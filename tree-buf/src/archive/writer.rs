@@ -8,7 +8,8 @@ use super::format::{
     write_footer, write_schema_section, write_section_head, BranchEntry, ChunkEntry, CHUNK_SECTION,
 };
 use super::{stats, Archive, ArchiveError, ArchiveOptions};
-use crate::file::{write_head, Parts, WriteScratch, ARCHIVE, ARCHIVE_VERSION};
+use crate::encodings::Version;
+use crate::file::{write_head, Parts, WriteScratch, ARCHIVE};
 use crate::schema::SchemaTree;
 use crate::types::{Encode, ValueEncoder};
 use crate::value::{DynEncoder, Value};
@@ -210,7 +211,7 @@ impl Layout {
     fn write_schema(&mut self, out: &mut Vec<u8>, schema: &[u8]) {
         let start = out.len();
         match &self.schema {
-            None => write_head(out, ARCHIVE_VERSION, ARCHIVE, schema),
+            None => write_head(out, Version::ARCHIVE, ARCHIVE, schema),
             Some(last) if last.as_slice() == schema => return,
             Some(_) => {
                 self.schema_offset = self.position;

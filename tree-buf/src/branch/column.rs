@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 
 use crate::encodings::string::{Ranks, StrColumn};
-use crate::encodings::{bool as bools, float, int, string, Settings};
+use crate::encodings::{bool as bools, float, int, string, Settings, Version};
 
 /// Integer words of one width.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -87,20 +87,21 @@ impl Column {
 
     /// Writes the branch bytes to `out`, which it empties first (so that a caller can reuse
     /// it): nothing for an empty column, else the chosen cascade. `group` is the length of the
-    /// fixed-size arrays whose items this column holds, if any. A string column that may key or
-    /// be keyed also gives its ranks, for [`super::key_string_siblings`].
+    /// fixed-size arrays whose items this column holds, if any. Gives the version the branch
+    /// needs and, for a string column that may key or be keyed, its ranks, for
+    /// [`super::key_string_siblings`].
     pub(crate) fn encode(
         &self,
         group: Option<usize>,
         settings: &Settings,
         out: &mut Vec<u8>,
-    ) -> Option<Ranks> {
+    ) -> (Version, Option<Ranks>) {
         out.clear();
         if self.len() == 0 {
-            return None;
+            return (Version::FIRST, None);
         }
         let mut ranks = None;
-        match self {
+        let version = match self {
             Column::Bool(values) => bools::encode(values, settings, out),
             Column::Int(words) => match group {
                 Some(group) => {
@@ -111,8 +112,12 @@ impl Column {
             Column::Float(Words::U32(bits)) => float::encode(bits, settings, out),
             Column::Float(Words::U64(bits)) => float::encode(bits, settings, out),
             Column::Float(words) => each_width!(words, v => int::encode(v, settings, out)),
-            Column::Str(column) => ranks = string::encode(column, settings, out),
-        }
-        ranks
+            Column::Str(column) => {
+                let (version, column_ranks) = string::encode(column, settings, out);
+                ranks = column_ranks;
+                version
+            }
+        };
+        (version, ranks)
     }
 }

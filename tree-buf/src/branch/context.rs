@@ -22,7 +22,7 @@ use crate::encodings::budget::Budget;
 use crate::encodings::float::FloatWord;
 use crate::encodings::int::Word;
 use crate::encodings::string::Strings;
-use crate::encodings::{bool as bools, float, int, string};
+use crate::encodings::{bool as bools, float, int, string, Version};
 use crate::error::{corrupt, limit_exceeded, DecodeError};
 use crate::schema::{NodeRef, NodeType};
 
@@ -362,7 +362,7 @@ impl<'a> DecodeContext<'a> {
         let source = match string::keyed_source(self.branch(node)?) {
             None => None,
             Some(source) => {
-                (self.budget.require(2, "a keyed string stream"))
+                (self.budget.require(Version::KEYED, "a keyed string stream"))
                     .map_err(|e| e.at_path_if_unset(|| node.path()))?;
                 Some(self.keyed_source(node, count, source?)?)
             }

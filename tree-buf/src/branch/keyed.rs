@@ -7,7 +7,7 @@
 
 use super::Column;
 use crate::encodings::string::{self, Ranks, StrColumn};
-use crate::encodings::Settings;
+use crate::encodings::{Settings, Version};
 use crate::schema::{NodeRef, NodeType, SchemaTree};
 
 /// Branches smaller than this are left as they are: a table and a source index would not pay.
@@ -46,12 +46,14 @@ fn string_sibling_groups(schema: &SchemaTree) -> Vec<Vec<usize>> {
 /// Replaces the branch of each string column by a keyed stream over an earlier column of its
 /// sibling group in `schema`, where one of the same length makes it smaller. A keyed column is
 /// never a source, so decoding one reads at most one other branch. `ranks` holds each branch's
-/// ranks, where its column has them (see [`Column::encode`]).
+/// ranks, where its column has them (see [`Column::encode`]), and `versions` the version each
+/// branch needs, which a keyed branch's replaces.
 pub(crate) fn key_string_siblings(
     schema: &[u8],
     columns: &[(Column, Option<usize>)],
     ranks: &[Option<Ranks>],
     branches: &mut [Vec<u8>],
+    versions: &mut [Version],
     settings: &Settings,
     parallel: bool,
 ) {
@@ -72,7 +74,7 @@ pub(crate) fn key_string_siblings(
         return;
     };
     let string_siblings = string_sibling_groups(&schema);
-    let key_group = |group: &Vec<usize>| -> Vec<(usize, Vec<u8>)> {
+    let key_group = |group: &Vec<usize>| -> Vec<(usize, (Vec<u8>, Version))> {
         let strings: Vec<(usize, &StrColumn)> = (group.iter())
             .filter_map(|&index| match &columns[index].0 {
                 Column::Str(column) => Some((index, column)),
@@ -107,7 +109,7 @@ pub(crate) fn key_string_siblings(
                             settings,
                         )
                     })
-                    .min_by_key(Vec::len),
+                    .min_by_key(|(stream, _)| stream.len()),
                 _ => None,
             };
             match best {
@@ -118,8 +120,9 @@ pub(crate) fn key_string_siblings(
         keyed
     };
     let keyed = crate::parallel::map(string_siblings.iter().collect(), parallel, key_group);
-    for (index, stream) in keyed.into_iter().flatten() {
+    for (index, (stream, version)) in keyed.into_iter().flatten() {
         branches[index] = stream;
+        versions[index] = version;
     }
 }
 

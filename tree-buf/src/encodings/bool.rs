@@ -16,7 +16,7 @@ use super::describe::{Codec, Describer, Encoding};
 use super::int;
 use super::int::select::{encode_nested, Chain};
 use super::zstd::{self, Frame};
-use super::{check_depth, is_empty_form, tags, Settings};
+use super::{check_depth, is_empty_form, tags, Settings, Version};
 use crate::error::{corrupt, DecodeError};
 
 tags! {
@@ -138,7 +138,8 @@ impl<'a> BoolStream<'a> {
     }
 }
 
-pub(crate) fn encode(values: &[bool], settings: &Settings, out: &mut Vec<u8>) {
+/// Gives the version the stream needs.
+pub(crate) fn encode(values: &[bool], settings: &Settings, out: &mut Vec<u8>) -> Version {
     zstd::best_of(settings, values, 1, out, |values, settings, out| {
         let packed_size = 1 + values.len().div_ceil(8);
         if let Some(lengths) = run_lengths(values) {
@@ -146,9 +147,9 @@ pub(crate) fn encode(values: &[bool], settings: &Settings, out: &mut Vec<u8>) {
             out.push(BoolTag::Rle as u8);
             out.push(u8::from(values[0]));
             write_varint(out, lengths.len() as u64);
-            encode_nested(&lengths, settings, Chain::default(), out);
+            let version = encode_nested(&lengths, settings, Chain::default(), out);
             if out.len() - start < packed_size {
-                return;
+                return version;
             }
             out.truncate(start);
         }
@@ -159,7 +160,8 @@ pub(crate) fn encode(values: &[bool], settings: &Settings, out: &mut Vec<u8>) {
                 .rev()
                 .fold(0u8, |byte, &bit| (byte << 1) | u8::from(bit))
         }));
-    });
+        Version::FIRST
+    })
 }
 
 /// The length less one of each run of equal values, when there are fewer than a quarter as many
@@ -214,7 +216,7 @@ mod tests {
 
     fn round_trip(values: &[bool]) -> usize {
         let mut out = Vec::new();
-        encode(values, &Settings::default(), &mut out);
+        let _ = encode(values, &Settings::default(), &mut out);
         assert_eq!(
             decode(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap(),
             values,

@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use super::Version;
 use crate::error::{corrupt, limit_exceeded, DecodeError};
 
 /// What is left to decode, and what the file may use. Clones share one count, so branches
@@ -30,11 +31,11 @@ impl Budget {
     }
 
     /// Fails unless the file's version has `what`, added in format version `added`.
-    pub(crate) fn require(&self, added: u8, what: &str) -> Result<(), DecodeError> {
-        if self.version < added {
+    pub(crate) fn require(&self, added: Version, what: &str) -> Result<(), DecodeError> {
+        if self.version < added.0 {
             return Err(corrupt(format!(
-                "{what} (format version {added}) in a file of version {}",
-                self.version
+                "{what} (format version {}) in a file of version {}",
+                added.0, self.version
             )));
         }
         Ok(())

@@ -28,7 +28,7 @@ use super::describe::{Codec, Describer, Encoding};
 use super::int::select::{encode_nested, encode_nested_prefixed, Chain};
 use super::int::{self, transform, IntStream, Word};
 use super::zstd::{self, Frame};
-use super::{check_depth, is_empty_form, tags, Settings};
+use super::{check_depth, is_empty_form, tags, Settings, Version};
 use crate::error::{corrupt, DecodeError};
 
 tags! {
@@ -106,18 +106,25 @@ enum Choice {
 }
 
 /// Encodes float bit patterns with the cascade that gives the fewest bytes.
-pub(crate) fn encode<W: FloatWord>(values: &[W], settings: &Settings, out: &mut Vec<u8>) {
+/// Gives the version the stream needs.
+pub(crate) fn encode<W: FloatWord>(
+    values: &[W],
+    settings: &Settings,
+    out: &mut Vec<u8>,
+) -> Version {
     zstd::best_of(settings, values, 1, out, |values, settings, out| {
         let start = out.len();
         let choice = choose(values, settings);
-        encode_as(values, choice, settings, out);
+        let version = encode_as(values, choice, settings, out);
         // A choice made on a sample can come out larger than the bits themselves (noise in
         // every transform's streams): those, at fixed width, bound every float column.
         if out.len() - start > int::fixed::size(values.len(), W::ZERO.wrapping_sub(W::ONE)) {
             out.truncate(start);
             int::fixed::encode(values, int::extremes(values).1, out);
+            return Version::FIRST;
         }
-    });
+        version
+    })
 }
 
 fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
@@ -149,7 +156,8 @@ fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
         let size = match compression {
             Some(level) => {
                 let mut trial = Vec::new();
-                encode_as(sample, choice, settings, &mut trial);
+                // Encoded only to be sized.
+                let _ = encode_as(sample, choice, settings, &mut trial);
                 // zstd's guessed size is below what it reaches (`zstd::likely_size`): a
                 // candidate guessed at the best size so far or above cannot win, and is not
                 // compressed (noise, in every candidate, is ruled out so after the first).
@@ -215,8 +223,13 @@ fn round_within(x: f64, limit: f64) -> Option<i64> {
     })
 }
 
-fn encode_as<W: FloatWord>(values: &[W], choice: Choice, settings: &Settings, out: &mut Vec<u8>) {
-    Transformed::of(values, choice).encode(settings, out);
+fn encode_as<W: FloatWord>(
+    values: &[W],
+    choice: Choice,
+    settings: &Settings,
+    out: &mut Vec<u8>,
+) -> Version {
+    Transformed::of(values, choice).encode(settings, out)
 }
 
 /// A column under one float transform: the streams it nests, before they are encoded.
@@ -322,12 +335,13 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
         }
     }
 
-    fn encode(&self, settings: &Settings, out: &mut Vec<u8>) {
+    fn encode(&self, settings: &Settings, out: &mut Vec<u8>) -> Version {
+        let chain = Chain::default();
         match self {
-            Transformed::Raw(values) => encode_nested(values, settings, Chain::default(), out),
+            Transformed::Raw(values) => encode_nested(values, settings, chain, out),
             Transformed::Xor(xors) => {
                 out.push(FloatTag::Xor as u8);
-                encode_nested(xors, settings, Chain::default(), out);
+                encode_nested(xors, settings, chain, out)
             }
             Transformed::Decimal {
                 digits,
@@ -336,8 +350,8 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
             } => {
                 out.push(FloatTag::Decimal as u8);
                 out.push(*digits);
-                encode_nested_prefixed(ints, settings, Chain::default(), out);
-                encode_nested(residuals, settings, Chain::default(), out);
+                let ints = encode_nested_prefixed(ints, settings, chain, out);
+                ints.max(encode_nested(residuals, settings, chain, out))
             }
             Transformed::Lossy {
                 exponent,
@@ -347,10 +361,10 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
             } => {
                 out.push(FloatTag::Lossy as u8);
                 out.push(*exponent as u8);
-                encode_nested_prefixed(ints, settings, Chain::default(), out);
+                let ints = encode_nested_prefixed(ints, settings, chain, out);
                 write_varint(out, positions.len() as u64);
-                encode_nested_prefixed(positions, settings, Chain::default(), out);
-                encode_nested(exact, settings, Chain::default(), out);
+                let positions = encode_nested_prefixed(positions, settings, chain, out);
+                (ints.max(positions)).max(encode_nested(exact, settings, chain, out))
             }
         }
     }
@@ -566,7 +580,7 @@ mod tests {
     fn round_trip_f64(values: &[f64], settings: &Settings) -> usize {
         let bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
         let mut out = Vec::new();
-        encode(&bits, settings, &mut out);
+        let _ = encode(&bits, settings, &mut out);
         let back = decode::<u64>(&out, bits.len(), &mut Budget::new(u64::MAX)).unwrap();
         assert_eq!(back, bits, "encoded as {}", described(&out));
         out.len()
@@ -618,7 +632,7 @@ mod tests {
             let values: Vec<f64> = specials.iter().copied().cycle().take(500).collect();
             let bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
             let mut out = Vec::new();
-            encode(&bits, &settings, &mut out);
+            let _ = encode(&bits, &settings, &mut out);
             let back = decode::<u64>(&out, bits.len(), &mut Budget::new(u64::MAX)).unwrap();
             for (a, b) in back.iter().zip(&values) {
                 let a = f64::from_bits(*a);
@@ -644,7 +658,7 @@ mod tests {
             ..Settings::fast()
         };
         let mut out = Vec::new();
-        encode(&bits, &settings, &mut out);
+        let _ = encode(&bits, &settings, &mut out);
         let back = decode::<u64>(&out, bits.len(), &mut Budget::new(u64::MAX)).unwrap();
         for (a, b) in back.iter().zip(&values) {
             assert!((f64::from_bits(*a) - b).abs() <= 2f64.powi(-12));
@@ -673,7 +687,7 @@ mod tests {
                 let bits: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
                 let mut out = Vec::new();
                 let (chosen, written) = chosen_and_written(|| {
-                    encode(&bits, &Settings::without_zstd(), &mut out);
+                    let _ = encode(&bits, &Settings::without_zstd(), &mut out);
                     describe::<u64>(&out, Describer::new(false))
                 });
                 let float_transforms = match FloatTag::from_byte(out[0]) {
@@ -688,7 +702,7 @@ mod tests {
     /// `bits` encoded with `settings`, checked to decode back.
     fn round_trip<W: FloatWord>(bits: &[W], settings: &Settings) -> usize {
         let mut out = Vec::new();
-        encode(bits, settings, &mut out);
+        let _ = encode(bits, settings, &mut out);
         let back = decode::<W>(&out, bits.len(), &mut Budget::new(u64::MAX)).unwrap();
         assert!(
             back == bits,
@@ -747,7 +761,7 @@ mod tests {
             .chain([f32::NAN.to_bits(), (-0.0f32).to_bits()])
             .collect();
         let mut out = Vec::new();
-        encode(&values, &Settings::default(), &mut out);
+        let _ = encode(&values, &Settings::default(), &mut out);
         assert_eq!(
             decode::<u32>(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap(),
             values

@@ -21,6 +21,27 @@ pub(crate) mod zstd;
 
 use crate::error::{corrupt, DecodeError};
 
+/// A format version, as a file's header declares it. Encoding a stream gives the version that
+/// added the newest encoding in it, so that a writer declares the lowest version that reads its
+/// file; the tag table of `docs/FORMAT.md` gives each encoding's version.
+#[must_use = "the version a stream needs goes into the file's header"]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Version(pub(crate) u8);
+
+impl Version {
+    /// Every encoding but those below.
+    pub(crate) const FIRST: Version = Version(1);
+    /// Keyed string streams.
+    pub(crate) const KEYED: Version = Version(2);
+    /// Huffman-coded integers.
+    pub(crate) const HUFFMAN: Version = Version(3);
+    /// Archives: files of many chunks, with a footer.
+    pub(crate) const ARCHIVE: Version = Version(4);
+    /// The newest version, which this library reads with every earlier one: a file of an
+    /// earlier version is a file of a later one that uses none of what came after.
+    pub(crate) const NEWEST: Version = Version::ARCHIVE;
+}
+
 /// The deepest level of nesting a stream may have: a branch's own stream is at level 0, and every
 /// stream nested in another (a zstd frame's content included) one level below its parent.
 pub(crate) const MAX_CASCADE: usize = 8;

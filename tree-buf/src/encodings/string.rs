@@ -34,7 +34,7 @@ use super::int;
 use super::int::select::{encode_nested, encode_nested_prefixed, Chain};
 use super::numbering::Numbering;
 use super::zstd::{self, Frame};
-use super::{check_depth, is_empty_form, tags, Settings};
+use super::{check_depth, is_empty_form, tags, Settings, Version};
 use crate::error::{corrupt, DecodeError};
 
 tags! {
@@ -153,27 +153,28 @@ impl Strings {
     }
 }
 
-/// Encodes `column`, and returns its ranks when it may key another column or be keyed
-/// ([`Ranks::keyable`]): the dictionary is made from them, so they are found once for both.
-pub(crate) fn encode(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) -> Option<Ranks> {
+/// Encodes `column`; gives the version the stream needs, and the column's ranks when it may key
+/// another column or be keyed ([`Ranks::keyable`]): the dictionary is made from them, so they
+/// are found once for both.
+pub(crate) fn encode(
+    column: &StrColumn,
+    settings: &Settings,
+    out: &mut Vec<u8>,
+) -> (Version, Option<Ranks>) {
     let ranks = Ranks::keyable(column);
     let dictionary = dictionary_of(column, ranks.as_ref());
     // The column may be encoded twice (with and without whole-byte codecs) with the dictionary
     // found once; the samples the zstd stage judges it by find their own.
-    zstd::best_of(settings, column, 1, out, |part, settings, out| {
+    let version = zstd::best_of(settings, column, 1, out, |part, settings, out| {
         if std::ptr::eq(part, column) {
-            encode_with(part, dictionary.as_ref(), settings, out);
+            encode_with(part, dictionary.as_ref(), settings, out)
         } else {
             let ranks = Ranks::keyable(part);
-            encode_with(
-                part,
-                dictionary_of(part, ranks.as_ref()).as_ref(),
-                settings,
-                out,
-            );
+            let dictionary = dictionary_of(part, ranks.as_ref());
+            encode_with(part, dictionary.as_ref(), settings, out)
         }
     });
-    ranks
+    (version, ranks)
 }
 
 /// The dictionary of `column`, whose ranks are `ranks` (if it has few enough distinct strings),
@@ -190,7 +191,7 @@ fn encode_with(
     dictionary: Option<&Dictionary<'_>>,
     settings: &Settings,
     out: &mut Vec<u8>,
-) {
+) -> Version {
     match dictionary {
         Some(dictionary) => dictionary.encode(settings, out),
         None => encode_plain(column, settings, out),
@@ -221,13 +222,14 @@ impl zstd::Sampled for StrColumn {
     }
 }
 
-fn encode_plain(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) {
+fn encode_plain(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) -> Version {
     out.push(StrTag::Plain as u8);
     let lengths: Vec<u64> = column.lengths().map(|length| length as u64).collect();
-    encode_nested_prefixed(&lengths, settings, Chain::default(), out);
+    let version = encode_nested_prefixed(&lengths, settings, Chain::default(), out);
     for value in column.iter() {
         out.extend_from_slice(value.as_bytes());
     }
+    version
 }
 
 /// The plain form's size, roughly: the bytes and a byte for each length.
@@ -264,13 +266,13 @@ impl<'a> Dictionary<'a> {
         plain_estimate(&self.distinct) + (self.indices.len() * index_bits).div_ceil(8)
     }
 
-    fn encode(&self, settings: &Settings, out: &mut Vec<u8>) {
+    fn encode(&self, settings: &Settings, out: &mut Vec<u8>) -> Version {
         out.push(StrTag::Dictionary as u8);
         write_varint(out, self.distinct.len() as u64);
         let mut nested = Vec::new();
-        encode_plain(&self.distinct, settings, &mut nested);
+        let distinct = encode_plain(&self.distinct, settings, &mut nested);
         write_prefixed(out, &nested);
-        encode_nested(self.indices, settings, Chain::default(), out);
+        distinct.max(encode_nested(self.indices, settings, Chain::default(), out))
     }
 }
 
@@ -331,7 +333,7 @@ pub(crate) fn encode_keyed(
     ranks: &Ranks,
     own_size: usize,
     settings: &Settings,
-) -> Option<Vec<u8>> {
+) -> Option<(Vec<u8>, Version)> {
     debug_assert_eq!(source.ranks.len(), column.len());
     // Past these, the table or the exceptions would hold most of the column again.
     if source.firsts.len() > column.len() / 2 {
@@ -362,7 +364,7 @@ pub(crate) fn encode_keyed(
     write_varint(&mut out, table.len() as u64);
     // The table and the exceptions key nothing: their ranks are not needed.
     let mut nested = Vec::new();
-    encode(&table, settings, &mut nested);
+    let mut version = Version::KEYED.max(encode(&table, settings, &mut nested).0);
     write_prefixed(&mut out, &nested);
     write_varint(&mut out, positions.len() as u64);
     if !positions.is_empty() {
@@ -370,10 +372,15 @@ pub(crate) fn encode_keyed(
         for &at in &positions {
             exceptions.push(column.get(at as usize));
         }
-        encode_nested_prefixed(&positions, settings, Chain::default(), &mut out);
-        encode(&exceptions, settings, &mut out);
+        version = version.max(encode_nested_prefixed(
+            &positions,
+            settings,
+            Chain::default(),
+            &mut out,
+        ));
+        version = version.max(encode(&exceptions, settings, &mut out).0);
     }
-    (out.len() < own_size).then_some(out)
+    (out.len() < own_size).then_some((out, version))
 }
 
 /// A keyed stream's header.
@@ -792,7 +799,7 @@ mod tests {
 
     fn round_trip(column: &StrColumn, settings: &Settings) -> usize {
         let mut out = Vec::new();
-        encode(column, settings, &mut out);
+        let _ = encode(column, settings, &mut out);
         let back = decode(&out, column.len(), &mut Budget::new(u64::MAX)).unwrap();
         assert!(
             back.iter().eq(column.iter()),
@@ -832,14 +839,16 @@ mod tests {
 
     fn keyed(source_branch: usize, source: &StrColumn, column: &StrColumn) -> Option<Vec<u8>> {
         let (source, ranks) = (Ranks::keyable(source)?, Ranks::keyable(column)?);
-        encode_keyed(
+        let (stream, version) = encode_keyed(
             source_branch,
             &source,
             column,
             &ranks,
             usize::MAX,
             &Settings::fast(),
-        )
+        )?;
+        assert!(version >= Version::KEYED);
+        Some(stream)
     }
 
     /// `column` as decoded strings both ways: plain, and indexed into a table that holds each
@@ -920,7 +929,7 @@ mod tests {
             .to_string()
             .starts_with("keyed(by branch 3, 3 strings: "));
         let mut dictionary = Vec::new();
-        encode(&column(&["ab"; 40]), &Settings::fast(), &mut dictionary);
+        let _ = encode(&column(&["ab"; 40]), &Settings::fast(), &mut dictionary);
         assert_eq!(
             described(&dictionary),
             "dictionary(1 strings: plain(lengths: varint), indices: fixed(0 bytes))"
@@ -963,13 +972,13 @@ mod tests {
         for positions in [[2u64, 1], [1, 1], [1, 8]] {
             let mut stream = vec![StrTag::Keyed as u8, 3, 3];
             let mut table = Vec::new();
-            encode(&column(&["x", "y", "z"]), &Settings::fast(), &mut table);
+            let _ = encode(&column(&["x", "y", "z"]), &Settings::fast(), &mut table);
             write_prefixed(&mut stream, &table);
             stream.push(2);
             let mut nested = Vec::new();
-            encode_nested(&positions, &Settings::fast(), Chain::default(), &mut nested);
+            let _ = encode_nested(&positions, &Settings::fast(), Chain::default(), &mut nested);
             write_prefixed(&mut stream, &nested);
-            encode(&column(&["p", "q"]), &Settings::fast(), &mut stream);
+            let _ = encode(&column(&["p", "q"]), &Settings::fast(), &mut stream);
             assert!(
                 decode(&stream, &source, 8).is_err(),
                 "positions {positions:?}"

@@ -20,7 +20,7 @@ use std::borrow::Cow;
 use super::budget::Budget;
 use super::bytes::{write_varint, ByteReader};
 use super::describe::{Codec, Describer, Encoding};
-use super::Settings;
+use super::{Settings, Version};
 use crate::error::{corrupt, DecodeError};
 
 /// The tag of a zstd frame, the same in every stream family.
@@ -110,16 +110,16 @@ pub(crate) fn best_of<V: Sampled + ?Sized>(
     values: &V,
     align: usize,
     out: &mut Vec<u8>,
-    encode: impl Fn(&V, &Settings, &mut Vec<u8>),
-) {
+    encode: impl Fn(&V, &Settings, &mut Vec<u8>) -> Version,
+) -> Version {
     let start = out.len();
-    encode(values, settings, out);
+    let plain_version = encode(values, settings, out);
     let Some(level) = settings.zstd_level.filter(|_| COMPRESSES) else {
-        return;
+        return plain_version;
     };
     let plain = out.len() - start;
     if plain < MIN_BYTES {
-        return;
+        return plain_version;
     }
     // On a small column the byte-aligned encoding costs about as much as the whole column did,
     // for a saving of at most a few kilobytes: it is tried only where the stream already shows
@@ -127,7 +127,7 @@ pub(crate) fn best_of<V: Sampled + ?Sized>(
     // to keep showed them (its guess at most 0.6 of the stream); large streams are always
     // tried, since bit-packing can hide repeats that whole bytes bring out.
     if plain < SMALL_BYTES && likely_size(&out[start..]) * 4 > plain * 3 {
-        return;
+        return plain_version;
     }
     let aligned_settings = settings.byte_aligned();
     let align = align.max(1);
@@ -138,7 +138,7 @@ pub(crate) fn best_of<V: Sampled + ?Sized>(
         .unwrap_or(Cow::Borrowed(values));
     let whole = sample.len() == values.len();
     let mut aligned = Vec::new();
-    encode(&sample, &aligned_settings, &mut aligned);
+    let mut aligned_version = encode(&sample, &aligned_settings, &mut aligned);
     // The sample is judged against its own encoding without zstd, and the column's gain taken
     // to be in proportion: a sample has the column's kind of values, not its proportions of
     // them (a dictionary over a sample has more entries per value than over the column).
@@ -146,35 +146,38 @@ pub(crate) fn best_of<V: Sampled + ?Sized>(
         plain
     } else {
         let mut sample_out = Vec::new();
-        encode(&sample, settings, &mut sample_out);
+        // Encoded only to be sized.
+        let _ = encode(&sample, settings, &mut sample_out);
         sample_out.len().max(1)
     };
     let predicted = |bytes: usize| bytes * plain / sample_plain;
     let likely = predicted(likely_size(&aligned));
     if !settings.keeps_zstd(likely, plain) {
-        return;
+        return plain_version;
     }
     // zstd's frames come out at most about twice the guess: a column that gains enough even then
     // is compressed in full at once; one nearer the line is measured on its sample first.
     if !whole && !settings.keeps_zstd(likely * 2, plain) {
         let Some(compressed) = compress_frame(&aligned, level) else {
-            return;
+            return plain_version;
         };
         // A sample's frame compresses a little worse than the column's (repeats far apart):
         // keep a column in the running when it comes near.
         if !settings.keeps_zstd(predicted(compressed.len()) * 20 / 21, plain) {
-            return;
+            return plain_version;
         }
     }
     if !whole {
         aligned.clear();
-        encode(values, &aligned_settings, &mut aligned);
+        aligned_version = encode(values, &aligned_settings, &mut aligned);
     }
-    if let Some(compressed) = compress(&aligned, level) {
-        if settings.keeps_zstd(compressed.len(), plain) {
+    match compress(&aligned, level) {
+        Some(compressed) if settings.keeps_zstd(compressed.len(), plain) => {
             out.truncate(start);
             out.extend_from_slice(&compressed);
+            aligned_version
         }
+        _ => plain_version,
     }
 }
 
@@ -462,7 +465,7 @@ mod tests {
     fn encoded_with_compressed_bytes(values: &[u64], settings: &Settings) -> (Vec<u8>, usize) {
         BYTES_COMPRESSED.with(|bytes| bytes.set(0));
         let mut out = Vec::new();
-        int::encode(values, settings, &mut out);
+        let _ = int::encode(values, settings, &mut out);
         (out, BYTES_COMPRESSED.with(Cell::get))
     }
 

@@ -24,12 +24,5 @@ pub(crate) use read::{read, Chunk, FileView, Head, ReadScratch, HEADER_BYTES};
 pub(crate) use write::{write, write_head, write_with, Parts, WriteScratch};
 
 pub(crate) const MAGIC: [u8; 4] = *b"TBUF";
-/// The version this library writes. Version 2 added keyed string streams, version 3 Huffman-coded
-/// integers; a file of an earlier version is a file of a later one that uses none of what came
-/// after, so every version up to this one reads.
-pub(crate) const VERSION: u8 = 3;
-/// The version of archives: files of many chunks, with a footer (see [`crate::archive`]).
-/// A file of one value is written as version [`VERSION`] while it needs nothing newer.
-pub(crate) const ARCHIVE_VERSION: u8 = 4;
 /// The header flag of an archive (version 4 on).
 pub(crate) const ARCHIVE: u8 = 0x01;

@@ -1,9 +1,10 @@
 //! Opens a file: checks the header, parses the schema, and locates every branch.
 
-use super::{ARCHIVE, ARCHIVE_VERSION, MAGIC};
+use super::{ARCHIVE, MAGIC};
 use crate::branch::DecodeContext;
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::ByteReader;
+use crate::encodings::Version;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::options::DecodeOptions;
 use crate::schema::SchemaTree;
@@ -182,17 +183,18 @@ impl<'a> Head<'a> {
         }
         let mut reader = ByteReader::new(&bytes[MAGIC.len()..]);
         let version = reader.u8()?;
-        if !(1..=ARCHIVE_VERSION).contains(&version) {
+        if !(Version::FIRST.0..=Version::NEWEST.0).contains(&version) {
             return Err(DecodeError::new(
                 DecodeErrorKind::UnsupportedVersion,
                 "",
                 format!(
-                    "format version {version}; this library reads versions 1 to {ARCHIVE_VERSION}"
+                    "format version {version}; this library reads versions 1 to {}",
+                    Version::NEWEST.0
                 ),
             ));
         }
         let flags = reader.u8()?;
-        let known = if version >= ARCHIVE_VERSION {
+        let known = if version >= Version::ARCHIVE.0 {
             ARCHIVE
         } else {
             0

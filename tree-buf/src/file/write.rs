@@ -1,8 +1,9 @@
 //! Assembles a file from an encoded value.
 
-use super::{MAGIC, VERSION};
+use super::MAGIC;
 use crate::branch::{key_string_siblings, Column, SchemaWriter};
 use crate::encodings::bytes::{varint_len, write_varint};
+use crate::encodings::Version;
 use crate::error::EncodeError;
 use crate::options::EncodeOptions;
 use crate::types::{Encode, ValueEncoder};
@@ -66,7 +67,7 @@ impl WriteScratch {
         self.encode_with(options, write_root, |parts, out| {
             out.clear();
             out.reserve(16 + parts.schema.len() + parts.table_and_data_bytes());
-            write_head(out, VERSION, 0, parts.schema);
+            write_head(out, parts.version, 0, parts.schema);
             parts.write_chunk(out);
         })
     }
@@ -108,16 +109,19 @@ fn encode_branches<'a>(
     };
     let bytes: usize = columns.iter().map(|(column, _)| column.bytes()).sum();
     let parallel = options.parallel && bytes >= PARALLEL_MIN_BYTES;
-    let ranks = crate::parallel::map(
+    let (mut versions, ranks): (Vec<Version>, Vec<_>) = crate::parallel::map(
         columns.iter().zip(branches.iter_mut()).collect(),
         parallel,
         encode,
-    );
+    )
+    .into_iter()
+    .unzip();
     key_string_siblings(
         schema,
         columns,
         &ranks,
         branches,
+        &mut versions,
         &options.settings,
         parallel,
     );
@@ -125,6 +129,7 @@ fn encode_branches<'a>(
         schema,
         columns,
         branches,
+        version: versions.into_iter().fold(Version::FIRST, Version::max),
     }
 }
 
@@ -133,6 +138,8 @@ pub(crate) struct Parts<'a> {
     pub(crate) schema: &'a [u8],
     pub(crate) columns: &'a [(Column, Option<usize>)],
     pub(crate) branches: &'a [Vec<u8>],
+    /// The version that added the newest encoding among the branches.
+    pub(crate) version: Version,
 }
 
 impl Parts<'_> {
@@ -170,10 +177,10 @@ impl Parts<'_> {
 }
 
 /// Writes the header and the schema section, whose checksum covers both.
-pub(crate) fn write_head(out: &mut Vec<u8>, version: u8, flags: u8, schema: &[u8]) {
+pub(crate) fn write_head(out: &mut Vec<u8>, version: Version, flags: u8, schema: &[u8]) {
     let start = out.len();
     out.extend_from_slice(&MAGIC);
-    out.push(version);
+    out.push(version.0);
     out.push(flags);
     write_varint(out, schema.len() as u64);
     out.extend_from_slice(schema);

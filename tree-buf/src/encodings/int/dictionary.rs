@@ -23,7 +23,7 @@ use super::{decode_nested, describe, extremes, IntTag, Word};
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::{write_varint, ByteReader};
 use crate::encodings::describe::{Codec, Describer, Encoding};
-use crate::encodings::Settings;
+use crate::encodings::{Settings, Version};
 use crate::error::{corrupt, DecodeError};
 
 fn write_parts<W: Word>(
@@ -32,13 +32,18 @@ fn write_parts<W: Word>(
     settings: &Settings,
     chain: Chain,
     out: &mut Vec<u8>,
-) {
+) -> Version {
     let chain = chain.with(Chain::DICTIONARY);
-    encode_nested_prefixed(values, settings, chain, out);
-    encode_nested(indices, settings, chain, out);
+    let entries = encode_nested_prefixed(values, settings, chain, out);
+    entries.max(encode_nested(indices, settings, chain, out))
 }
 
-pub(super) fn encode<W: Word>(values: &[W], settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
+pub(super) fn encode<W: Word>(
+    values: &[W],
+    settings: &Settings,
+    chain: Chain,
+    out: &mut Vec<u8>,
+) -> Version {
     let (min, max) = extremes(values);
     let mut distinct = Distinct::count(values, min, max, values.len())
         .expect("a column has no more distinct values than values");
@@ -54,7 +59,7 @@ pub(super) fn encode<W: Word>(values: &[W], settings: &Settings, chain: Chain, o
     let sorted: Vec<W> = entries.into_iter().map(|(_, value, _)| value).collect();
     out.push(IntTag::Dictionary as u8);
     write_varint(out, sorted.len() as u64);
-    write_parts(&sorted, &indices, settings, chain, out);
+    write_parts(&sorted, &indices, settings, chain, out)
 }
 
 /// The number of distinct groups of `group` words, if `values` splits into groups.
@@ -72,7 +77,7 @@ pub(super) fn encode_groups<W: Word>(
     settings: &Settings,
     chain: Chain,
     out: &mut Vec<u8>,
-) {
+) -> Version {
     let mut distinct: Vec<&[W]> = values.chunks_exact(group).collect();
     distinct.sort_unstable();
     distinct.dedup();
@@ -89,7 +94,7 @@ pub(super) fn encode_groups<W: Word>(
     out.push(IntTag::GroupDictionary as u8);
     write_varint(out, group as u64);
     write_varint(out, distinct.len() as u64);
-    write_parts(&flat, &indices, settings, chain, out);
+    write_parts(&flat, &indices, settings, chain, out)
 }
 
 /// A dictionary stream's header, plain or grouped.
@@ -200,13 +205,13 @@ mod tests {
     fn round_trips_plain_and_grouped() {
         let values: Vec<u64> = (0..1000).map(|i| [7, 1 << 50, 3][i % 3]).collect();
         let mut out = Vec::new();
-        encode(&values, &Settings::default(), Chain::default(), &mut out);
+        let _ = encode(&values, &Settings::default(), Chain::default(), &mut out);
         assert_eq!(decode::<u64>(&out[1..], values.len()).unwrap(), values);
 
         let ids: Vec<u8> = (0..200).flat_map(|i| [(i % 4) as u8; 20]).collect();
         assert_eq!(count_groups(&ids, 20), Some(4));
         let mut out = Vec::new();
-        encode_groups(&ids, 20, &Settings::default(), Chain::default(), &mut out);
+        let _ = encode_groups(&ids, 20, &Settings::default(), Chain::default(), &mut out);
         assert!(out.len() < 200, "{} bytes", out.len());
         assert_eq!(decode_groups::<u8>(&out[1..], ids.len()).unwrap(), ids);
     }

@@ -28,7 +28,7 @@ use crate::encodings::budget::Budget;
 use crate::encodings::bytes::{write_varint, ByteReader};
 use crate::encodings::describe::{Codec, Describer, Encoding};
 use crate::encodings::zstd::Sampled;
-use crate::encodings::Settings;
+use crate::encodings::{Settings, Version};
 use crate::error::{corrupt, truncated, DecodeError};
 
 /// The longest code: it bounds a decoding table to 2^15 entries (128 KiB), 2^11 more when the
@@ -144,7 +144,7 @@ impl<W: Word> Plan<W> {
         settings: &Settings,
         chain: Chain,
         out: &mut Vec<u8>,
-    ) {
+    ) -> Version {
         // Like a dictionary's, the table and the escaped values hardly repeat; nothing inside
         // is Huffman-coded again, so that streams nest no deeper than decoders allow.
         let chain = chain.with(Chain::DICTIONARY | Chain::HUFFMAN);
@@ -163,11 +163,13 @@ impl<W: Word> Plan<W> {
         out.push(IntTag::Huffman as u8);
         write_varint(out, self.values.len() as u64);
         let lengths: Vec<u8> = self.lengths.iter().map(|&l| l as u8).collect();
-        encode_nested_prefixed(&lengths, settings, chain, out);
-        encode_nested_prefixed(&self.values, settings, chain, out);
+        let mut version = Version::HUFFMAN;
+        version = version.max(encode_nested_prefixed(&lengths, settings, chain, out));
+        version = version.max(encode_nested_prefixed(&self.values, settings, chain, out));
         write_varint(out, escaped.len() as u64);
-        encode_nested_prefixed(&escaped, settings, chain, out);
+        version = version.max(encode_nested_prefixed(&escaped, settings, chain, out));
         out.extend_from_slice(&bits.finish());
+        version
     }
 }
 
@@ -689,7 +691,8 @@ mod tests {
     fn encoded<W: Word>(values: &[W]) -> Option<Vec<u8>> {
         let plan = plan(values)?;
         let mut out = Vec::new();
-        plan.encode(values, &Settings::default(), Chain::default(), &mut out);
+        let version = plan.encode(values, &Settings::default(), Chain::default(), &mut out);
+        assert_eq!(version, Version::HUFFMAN);
         Some(out)
     }
 

@@ -41,7 +41,7 @@ use super::bytes::ByteReader;
 use super::describe::{Codec, Describer, Encoding};
 use super::numbering::Key;
 use super::zstd::{self, Frame};
-use super::{check_depth, is_empty_form, tags};
+use super::{check_depth, is_empty_form, tags, Version};
 use crate::error::DecodeError;
 
 pub(crate) use select::encode;
@@ -119,7 +119,7 @@ impl<'a, W: Word> IntStream<'a, W> {
             IntStream::Rle(runs) => runs.decode(count, budget, depth),
             IntStream::Dictionary(dictionary) => dictionary.decode(count, budget, depth),
             IntStream::Huffman(huffman) => {
-                budget.require(3, "a Huffman stream")?;
+                budget.require(Version::HUFFMAN, "a Huffman stream")?;
                 huffman.decode(count, budget, depth)
             }
             IntStream::Zstd(frame) => {
@@ -340,7 +340,7 @@ pub(crate) mod tests {
 
     fn round_trip_with<W: Word>(values: &[W], settings: &Settings) {
         let mut out = Vec::new();
-        encode(values, settings, &mut out);
+        let _ = encode(values, settings, &mut out);
         let back =
             decode::<W>(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap_or_else(|e| {
                 panic!(

@@ -13,10 +13,15 @@ use super::{decode_nested, describe, IntTag, Word};
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::{write_varint, ByteReader};
 use crate::encodings::describe::{Codec, Describer, Encoding};
-use crate::encodings::Settings;
+use crate::encodings::{Settings, Version};
 use crate::error::{corrupt, DecodeError};
 
-pub(super) fn encode<W: Word>(values: &[W], settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
+pub(super) fn encode<W: Word>(
+    values: &[W],
+    settings: &Settings,
+    chain: Chain,
+    out: &mut Vec<u8>,
+) -> Version {
     let mut lengths = Vec::new();
     let mut run_values = Vec::new();
     for (index, &value) in values.iter().enumerate() {
@@ -32,8 +37,8 @@ pub(super) fn encode<W: Word>(values: &[W], settings: &Settings, chain: Chain, o
     out.push(IntTag::Rle as u8);
     write_varint(out, run_values.len() as u64);
     let chain = chain.with(Chain::RLE);
-    encode_nested_prefixed(&lengths, settings, chain, out);
-    encode_nested(&run_values, settings, chain, out);
+    let lengths = encode_nested_prefixed(&lengths, settings, chain, out);
+    lengths.max(encode_nested(&run_values, settings, chain, out))
 }
 
 /// A run-length stream's header.
@@ -116,7 +121,7 @@ mod tests {
 
     fn round_trip(values: &[u32]) {
         let mut out = Vec::new();
-        encode(values, &Settings::default(), Chain::default(), &mut out);
+        let _ = encode(values, &Settings::default(), Chain::default(), &mut out);
         assert_eq!(
             decode::<u32>(&out[1..], values.len(), &mut Budget::new(u64::MAX)).unwrap(),
             values

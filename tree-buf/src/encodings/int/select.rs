@@ -22,7 +22,7 @@ use super::{
 };
 use crate::encodings::bytes::write_prefixed;
 use crate::encodings::numbering::Numbering;
-use crate::encodings::{zstd, Settings};
+use crate::encodings::{zstd, Settings, Version};
 
 /// The transforms a cascade has applied so far, and how deep it is.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -226,9 +226,9 @@ impl<W: Word> Profiles<W> {
     }
 }
 
-/// Encodes a column with the cascade that gives the fewest bytes.
-pub(crate) fn encode<W: Word>(values: &[W], settings: &Settings, out: &mut Vec<u8>) {
-    encode_top(values, None, settings, out);
+/// Encodes a column with the cascade that gives the fewest bytes; gives the version it needs.
+pub(crate) fn encode<W: Word>(values: &[W], settings: &Settings, out: &mut Vec<u8>) -> Version {
+    encode_top(values, None, settings, out)
 }
 
 /// [`encode`] for a column whose values come in groups of `group` words (the items of fixed-size
@@ -238,18 +238,23 @@ pub(crate) fn encode_grouped<W: Word>(
     group: usize,
     settings: &Settings,
     out: &mut Vec<u8>,
-) {
-    encode_top(values, Some(group), settings, out);
+) -> Version {
+    encode_top(values, Some(group), settings, out)
 }
 
-fn encode_top<W: Word>(values: &[W], group: Option<usize>, settings: &Settings, out: &mut Vec<u8>) {
+fn encode_top<W: Word>(
+    values: &[W],
+    group: Option<usize>,
+    settings: &Settings,
+    out: &mut Vec<u8>,
+) -> Version {
     zstd::best_of(
         settings,
         values,
         group.unwrap_or(1),
         out,
         |values, settings, out| encode_choice(values, group, settings, Chain::default(), out),
-    );
+    )
 }
 
 /// Encodes a stream nested in another encoding, behind its byte length (`prefixed` in the
@@ -259,10 +264,11 @@ pub(crate) fn encode_nested_prefixed<W: Word>(
     settings: &Settings,
     chain: Chain,
     out: &mut Vec<u8>,
-) {
+) -> Version {
     let mut nested = Vec::new();
-    encode_nested(values, settings, chain, &mut nested);
+    let version = encode_nested(values, settings, chain, &mut nested);
     write_prefixed(out, &nested);
+    version
 }
 
 /// Encodes a stream nested in another encoding.
@@ -271,8 +277,8 @@ pub(crate) fn encode_nested<W: Word>(
     settings: &Settings,
     chain: Chain,
     out: &mut Vec<u8>,
-) {
-    encode_choice(values, None, settings, chain, out);
+) -> Version {
+    encode_choice(values, None, settings, chain, out)
 }
 
 #[cfg(test)]
@@ -288,7 +294,7 @@ fn encode_choice<W: Word>(
     settings: &Settings,
     chain: Chain,
     out: &mut Vec<u8>,
-) {
+) -> Version {
     #[cfg(test)]
     CHOICES.with(|choices| choices.set(choices.get() + 1));
     let sample = sample(values, group.unwrap_or(1));
@@ -302,27 +308,27 @@ fn encode_choice<W: Word>(
     let zeros = !values.is_empty() && profiles.values.max == W::ZERO;
     if zeros && values.iter().all(|&v| v == W::ZERO) {
         fixed::encode(values, W::ZERO, out);
-        return;
+        return Version::FIRST;
     }
     let choice = choose_transform(values, &sample, &profiles, group, settings, chain);
     let Some(transform) = choice else {
-        encode_leaf(values, &profile(), settings, chain, out);
-        return;
+        return encode_leaf(values, &profile(), settings, chain, out);
     };
     let start = out.len();
-    encode_as(values, transform, settings, chain, out);
+    let version = encode_as(values, transform, settings, chain, out);
     // Fixed width and varints are sized exactly in one pass: a transform that loses to them
     // was misjudged, and the exact best leaf replaces it. Neither takes less than a byte a value
     // unless every value is 0, so a result within that needs no pass.
     let size = out.len() - start;
     if size <= values.len() + 1 && values.iter().any(|&v| v != W::ZERO) {
-        return;
+        return version;
     }
     let profile = profile();
     if size > profile.fixed_size().min(1 + profile.varint_bytes) {
         out.truncate(start);
-        encode_leaf(values, &profile, settings, chain, out);
+        return encode_leaf(values, &profile, settings, chain, out);
     }
+    version
 }
 
 /// Evenly spaced windows of neighbours, each a multiple of `align` values long.
@@ -485,10 +491,11 @@ fn rank_by_compression<W: Word>(
 ) -> Option<Choice> {
     let trial_size = |choice: Option<Choice>| {
         let mut trial = Vec::new();
-        match choice {
+        // Encoded only to be sized.
+        let _ = match choice {
             Some(choice) => encode_as(sample, choice, settings, chain, &mut trial),
             None => encode_best_leaf(sample, settings, chain, &mut trial),
-        }
+        };
         zstd::compressed_size(&trial, level)
     };
     let mut best = (None, trial_size(None));
@@ -532,8 +539,13 @@ enum Leaf<W> {
 }
 
 /// Encodes `values` with the leaf codec that takes the fewest bytes.
-fn encode_best_leaf<W: Word>(values: &[W], settings: &Settings, chain: Chain, out: &mut Vec<u8>) {
-    encode_leaf(values, &Profile::of(values), settings, chain, out);
+fn encode_best_leaf<W: Word>(
+    values: &[W],
+    settings: &Settings,
+    chain: Chain,
+    out: &mut Vec<u8>,
+) -> Version {
+    encode_leaf(values, &Profile::of(values), settings, chain, out)
 }
 
 /// [`encode_best_leaf`] for values whose profile is known.
@@ -543,7 +555,7 @@ fn encode_leaf<W: Word>(
     settings: &Settings,
     chain: Chain,
     out: &mut Vec<u8>,
-) {
+) -> Version {
     match best_leaf(values, profile, settings, chain) {
         Leaf::Codec(choice) => encode_as(values, choice, settings, chain, out),
         Leaf::Huffman(plan) => plan.encode(values, settings, chain, out),
@@ -607,7 +619,7 @@ fn encode_as<W: Word>(
     settings: &Settings,
     chain: Chain,
     out: &mut Vec<u8>,
-) {
+) -> Version {
     let extremes = || extremes(values);
     match choice {
         Choice::Fixed => fixed::encode(values, extremes().1, out),
@@ -627,18 +639,19 @@ fn encode_as<W: Word>(
                 varint::encode(values, out);
             }
         }
-        Choice::Zigzag => transform::encode_zigzag(values, settings, chain, out),
-        Choice::Delta => transform::encode_delta(values, settings, chain, out),
-        Choice::Rle => rle::encode(values, settings, chain, out),
-        Choice::Dictionary => dictionary::encode(values, settings, chain, out),
+        Choice::Zigzag => return transform::encode_zigzag(values, settings, chain, out),
+        Choice::Delta => return transform::encode_delta(values, settings, chain, out),
+        Choice::Rle => return rle::encode(values, settings, chain, out),
+        Choice::Dictionary => return dictionary::encode(values, settings, chain, out),
         Choice::Groups(group) => {
-            if dictionary::count_groups(values, group).is_some() {
-                dictionary::encode_groups(values, group, settings, chain, out);
-            } else {
-                encode_nested(values, settings, chain, out);
-            }
+            return match dictionary::count_groups(values, group) {
+                Some(_) => dictionary::encode_groups(values, group, settings, chain, out),
+                None => encode_nested(values, settings, chain, out),
+            };
         }
     }
+    // The leaf codecs are all in the first version.
+    Version::FIRST
 }
 
 #[cfg(test)]
@@ -652,7 +665,7 @@ pub(crate) mod tests {
 
     fn encoded(values: &[u64]) -> Vec<u8> {
         let mut out = Vec::new();
-        encode(values, &Settings::fast(), &mut out);
+        let _ = encode(values, &Settings::fast(), &mut out);
         assert_eq!(
             decode::<u64>(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap(),
             values
@@ -694,7 +707,7 @@ pub(crate) mod tests {
         for (values, group) in cases {
             let (chosen, written) = chosen_and_written(|| {
                 let mut out = Vec::new();
-                encode_top(&values, group, &Settings::without_zstd(), &mut out);
+                let _ = encode_top(&values, group, &Settings::without_zstd(), &mut out);
                 describe::<u64>(&out, Describer::new(false))
             });
             assert_eq!(chosen, written, "{} values", values.len());
@@ -775,7 +788,7 @@ pub(crate) mod tests {
             .flat_map(|i| [(i % 7) as u8 * 31; 20])
             .collect();
         let mut out = Vec::new();
-        encode_grouped(&ids, 20, &Settings::fast(), &mut out);
+        let _ = encode_grouped(&ids, 20, &Settings::fast(), &mut out);
         assert!(
             out.len() < n,
             "{} bytes as {}",
@@ -796,7 +809,7 @@ pub(crate) mod tests {
             .map(|i| [1_000_003, 77_777_777, 5, 123_456_789_012][(i * i % 4) as usize])
             .collect();
         let mut out = Vec::new();
-        encode(&values, &Settings::default(), &mut out);
+        let _ = encode(&values, &Settings::default(), &mut out);
         assert_eq!(
             decode::<u64>(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap(),
             values

@@ -9,7 +9,7 @@
 use super::select::{encode_nested, Chain};
 use super::{decode_nested, IntTag, Word};
 use crate::encodings::budget::Budget;
-use crate::encodings::Settings;
+use crate::encodings::{Settings, Version};
 use crate::error::DecodeError;
 
 /// Maps a two's-complement pattern so that small magnitudes of either sign become small.
@@ -29,10 +29,10 @@ pub(super) fn encode_zigzag<W: Word>(
     settings: &Settings,
     chain: Chain,
     out: &mut Vec<u8>,
-) {
+) -> Version {
     out.push(IntTag::Zigzag as u8);
     let mapped: Vec<W> = values.iter().map(|&v| zigzag(v)).collect();
-    encode_nested(&mapped, settings, chain.with(Chain::ZIGZAG), out);
+    encode_nested(&mapped, settings, chain.with(Chain::ZIGZAG), out)
 }
 
 pub(super) fn decode_zigzag<W: Word>(
@@ -66,9 +66,9 @@ pub(super) fn encode_delta<W: Word>(
     settings: &Settings,
     chain: Chain,
     out: &mut Vec<u8>,
-) {
+) -> Version {
     out.push(IntTag::Delta as u8);
-    encode_nested(&deltas(values), settings, chain.with(Chain::DELTA), out);
+    encode_nested(&deltas(values), settings, chain.with(Chain::DELTA), out)
 }
 
 pub(super) fn decode_delta<W: Word>(
