@@ -43,6 +43,25 @@ pub fn round_robin<S>(runs: &Runs, tasks: &mut [Task<'_, S>]) -> Vec<Vec<S>> {
     results
 }
 
+/// [`round_robin`] where every turn is a burst of `burst` runs of one task, the first of which is
+/// a warm-up left out of the results: for tasks that leave the machine in a state the next task
+/// pays for, such as a thread pool whose threads went to sleep during a task on one thread
+/// (waking an idle core took about 0.4 ms on the shared machines here) or a heap shaped by
+/// another task's allocations. Each task's results are its measured runs, in order.
+pub fn round_robin_warm<S>(runs: &Runs, tasks: &mut [Task<'_, S>], burst: usize) -> Vec<Vec<S>> {
+    let mut bursts: Vec<Task<'_, Vec<S>>> = (tasks.iter_mut())
+        .map(|task| {
+            Box::new(move || {
+                let _warm_up = task();
+                (1..burst.max(2)).map(|_| task()).collect()
+            }) as Task<'_, Vec<S>>
+        })
+        .collect();
+    (round_robin(runs, &mut bursts).into_iter())
+        .map(|bursts| bursts.into_iter().flatten().collect())
+        .collect()
+}
+
 /// What `run` returns, and how long it took. The caller frees the result after the clock has
 /// stopped: freeing a decoded value costs the same whichever format it came from.
 pub fn timed<R>(run: impl FnOnce() -> R) -> (R, Duration) {
