@@ -279,9 +279,17 @@ pub fn archive(bytes: &[u8]) -> Archived {
         if let (Ok(values), Ok(mut stream)) =
             (&values, StreamReader::with_options(bytes, options.clone()))
         {
+            // Every other chunk whole, the others a row at a time.
             let mut streamed = Vec::new();
+            let mut whole = true;
             let ended = loop {
-                match stream.next_chunk::<Value>() {
+                let next = match whole {
+                    true => stream.next_chunk::<Value>(),
+                    false => (stream.next_rows::<Value>())
+                        .map(|chunk| chunk.map(Iterator::collect)),
+                };
+                whole = !whole;
+                match next {
                     Ok(Some(chunk)) => streamed.extend(chunk),
                     Ok(None) => break true,
                     Err(_) => break false,

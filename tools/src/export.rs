@@ -1,14 +1,16 @@
 //! `to-json` and `to-csv`: archives read a chunk at a time, files of one value as a whole.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::io::Write;
+use std::io::{BufRead, Read, Write};
 use std::ops::Range;
 use std::path::Path;
+use std::rc::Rc;
 
-use tree_buf::archive::{Archive, ArchiveError};
+use tree_buf::archive::{Archive, ArchiveError, StreamReader};
 use tree_buf::{DecodeError, DecodeErrorKind, DecodeOptions, Reader, Segment, Value};
 
-use crate::io::{is_stdio, read_input, write_stdout, Stop};
+use crate::io::{is_stdio, open_input, read_input, write_stdout, Stop};
 use crate::CliError;
 
 /// A tree-buf file, opened.
@@ -17,6 +19,9 @@ pub enum Opened<'a> {
     Archive(&'a Archive<'a>),
     /// The bytes of a file of one value.
     Value(&'a [u8]),
+    /// An archive read from the start a chunk at a time (standard input, a `.zst` file): only
+    /// its rows can be read, in order, once.
+    Stream(RefCell<StreamReader<Keeping>>),
 }
 
 /// How to open a file: the limits to decode it under, and whether to recover the complete
@@ -65,6 +70,43 @@ impl Open {
         }
     }
 
+    /// Opens `file` as [`Self::file`] does, except that an archive on standard input or in a
+    /// `.zst` file is read as a stream, a chunk at a time, rather than whole: for reading its
+    /// rows once, in order, in memory bounded by a chunk.
+    pub fn rows<R>(
+        &self,
+        file: &Path,
+        read: impl FnOnce(Opened<'_>) -> Result<R, CliError>,
+    ) -> Result<R, CliError> {
+        let name = file.display().to_string();
+        if !is_stdio(file) && !name.ends_with(".zst") {
+            return self.file(file, read);
+        }
+        // What the stream reader reads is kept until it has found an archive: a file of one
+        // value is then read whole, the bytes the reader took included.
+        let input = Rc::new(RefCell::new(open_input(file, "reading")?));
+        let kept = Rc::new(RefCell::new(Some(Vec::new())));
+        let keeping = Keeping {
+            read: Rc::clone(&input),
+            kept: Rc::clone(&kept),
+        };
+        match StreamReader::with_options(keeping, self.options.clone()) {
+            Ok(stream) => {
+                kept.replace(None);
+                read(Opened::Stream(RefCell::new(stream)))
+            }
+            Err(ArchiveError::Decode(e)) if one_value(&e, self.recover) => {
+                let mut bytes = kept.replace(None).unwrap_or_default();
+                (input.borrow_mut())
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| CliError::new(format!("{name}: {e}")))?;
+                read(Opened::Value(&bytes))
+            }
+            Err(ArchiveError::Decode(e)) => Err(self.error(&name, e)),
+            Err(e) => Err(CliError::new(format!("{name}: {e}"))),
+        }
+    }
+
     /// The error of decoding `name`, with what to do about it where there is something.
     pub fn error(&self, name: &str, e: DecodeError) -> CliError {
         match e.kind() {
@@ -79,6 +121,31 @@ impl Open {
             }
             _ => CliError::new(format!("{name}: {e}")),
         }
+    }
+}
+
+/// The error of asking a stream for what only an archive's footer gives.
+pub fn needs_footer(name: &str, what: &str) -> CliError {
+    CliError::new(format!(
+        "{name}: {what} reads an archive through its footer, which a stream gives last: write \
+         the archive to a file and give its name"
+    ))
+}
+
+/// An input shared with a stream reader, which keeps a copy of what the reader reads while
+/// `kept` holds a vector.
+pub struct Keeping {
+    read: Rc<RefCell<Box<dyn BufRead>>>,
+    kept: Rc<RefCell<Option<Vec<u8>>>>,
+}
+
+impl Read for Keeping {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.read.borrow_mut().read(buf)?;
+        if let Some(kept) = self.kept.borrow_mut().as_mut() {
+            kept.extend_from_slice(&buf[..n]);
+        }
+        Ok(n)
     }
 }
 
@@ -118,6 +185,34 @@ fn for_each_row(
         Opened::Archive(archive) => archive
             .iter_rows::<Value>(range.clone())
             .try_for_each(|row| each(row.map_err(error)?)),
+        Opened::Stream(stream) => {
+            let mut stream = stream.borrow_mut();
+            let mut number = 0u64;
+            while number < range.end {
+                let rows = match stream.next_rows::<Value>() {
+                    Ok(Some(rows)) => rows,
+                    Ok(None) => break,
+                    // A writer that stopped: the complete chunks were read.
+                    Err(ArchiveError::Decode(e))
+                        if open.recover && e.kind() == DecodeErrorKind::Truncated =>
+                    {
+                        break
+                    }
+                    Err(ArchiveError::Decode(e)) => return Err(error(e)),
+                    Err(e) => return Err(Stop::Fail(CliError::new(format!("{name}: {e}")))),
+                };
+                for row in rows {
+                    if number >= range.end {
+                        break;
+                    }
+                    if number >= range.start {
+                        each(row)?;
+                    }
+                    number += 1;
+                }
+            }
+            Ok(())
+        }
         Opened::Value(bytes) => {
             match tree_buf::decode_with_options::<Value>(bytes, &open.options).map_err(error)? {
                 Value::Array(items) => items
@@ -154,7 +249,9 @@ pub fn to_json(
         .collect::<Result<Vec<_>, tree_buf::PathError>>()
         .map_err(|e| CliError::new(e.to_string()))?;
     let name = file.display().to_string();
-    open.file(file, |opened| {
+    // Rows alone can be read from a stream; a path needs the footer.
+    let streamed = paths.is_empty();
+    let read = |opened: Opened<'_>| {
         if !paths.is_empty() {
             let error = |e| open.error(&name, e);
             let columns = paths
@@ -164,6 +261,7 @@ pub fn to_json(
                         Opened::Archive(archive) => archive.decode_path::<Vec<Value>>(path),
                         Opened::Value(bytes) => Reader::with_options(bytes, open.options.clone())
                             .and_then(|reader| reader.decode_path::<Vec<Value>>(path)),
+                        Opened::Stream(_) => return Err(needs_footer(&name, "--path")),
                     };
                     Ok((text.clone(), Value::Array(values.map_err(error)?)))
                 })
@@ -194,7 +292,12 @@ pub fn to_json(
             }
             Ok(())
         })
-    })
+    };
+    if streamed {
+        open.rows(file, read)
+    } else {
+        open.file(file, read)
+    }
 }
 
 fn write_value(w: &mut dyn Write, value: &Value, pretty: bool) -> std::io::Result<()> {
@@ -262,6 +365,7 @@ pub fn to_csv(file: &Path, rows: Option<Range<u64>>, open: &Open) -> Result<(), 
 /// field they precede there, so that a column blank in the first chunks keeps its place.
 fn fields(opened: &Opened<'_>, open: &Open, name: &str) -> Result<Vec<String>, CliError> {
     let lists: Vec<Vec<String>> = match opened {
+        Opened::Stream(_) => return Err(needs_footer(name, "to-csv")),
         Opened::Archive(archive) => (archive.chunks().iter())
             .map(|chunk| row_fields(chunk.branches.iter().map(|b| b.path.clone())))
             .collect(),

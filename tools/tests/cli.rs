@@ -682,3 +682,51 @@ fn info_describes_chunks_and_unfinished_archives() {
     let breakdown = stdout(&succeeds(&["size-breakdown", path(&archive)]));
     assert!(breakdown.contains("[].s"), "{breakdown}");
 }
+
+#[test]
+fn to_json_streams_an_archive_from_standard_input_a_chunk_at_a_time() {
+    let lines: String = (0..7)
+        .map(|i| format!("{{\"id\":{i},\"name\":\"n{i}\"}}\n"))
+        .collect();
+    let archive = archive_in_pairs("from-json", "streamed.jsonl", &lines);
+    let bytes = std::fs::read(&archive).unwrap();
+    let from_file = stdout(&succeeds(&["to-json", path(&archive), "--lines"]));
+    let streamed = with_stdin(&["to-json", "-", "--lines"], &bytes);
+    assert!(streamed.status.success());
+    assert_eq!(stdout(&streamed), from_file);
+    assert_eq!(from_file, lines);
+    // A range stops reading once it is past; an array is written as from a file.
+    let some = with_stdin(&["to-json", "-", "--rows", "3..5"], &bytes);
+    assert_eq!(
+        stdout(&some).trim(),
+        r#"[{"id":3,"name":"n3"},{"id":4,"name":"n4"}]"#
+    );
+    // A `.zst` file streams the same way.
+    let compressed = scratch("streamed.tb.zst");
+    std::fs::write(&compressed, zstd::encode_all(bytes.as_slice(), 3).unwrap()).unwrap();
+    assert_eq!(
+        stdout(&succeeds(&["to-json", path(&compressed), "--lines"])),
+        from_file
+    );
+    // A stream whose writer stopped: an error, unless --recover, which gives the complete chunks.
+    let cut = &bytes[..bytes.len() - 30];
+    let failed = with_stdin(&["to-json", "-", "--lines"], cut);
+    assert!(!failed.status.success());
+    let recovered = with_stdin(&["to-json", "-", "--lines", "--recover"], cut);
+    assert!(recovered.status.success());
+    let rows = stdout(&recovered);
+    assert!(!rows.is_empty() && from_file.starts_with(&rows), "{rows}");
+    // A file of one value on standard input is read whole, as before.
+    let one = scratch("one.tb");
+    succeeds(&[
+        "from-json",
+        path(&scratch_file("one.json", "{\"a\":[1,2]}")),
+        "-o",
+        path(&one),
+    ]);
+    let value = with_stdin(&["to-json", "-"], &std::fs::read(&one).unwrap());
+    assert_eq!(stdout(&value).trim(), r#"{"a":[1,2]}"#);
+    // A path needs the footer, so the input is read whole for it.
+    let ids = with_stdin(&["to-json", "-", "--path", "[].id"], &bytes);
+    assert_eq!(stdout(&ids).trim(), r#"{"[].id":[0,1,2,3,4,5,6]}"#);
+}

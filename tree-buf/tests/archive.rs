@@ -552,8 +552,17 @@ fn stream_rows<T: Decode>(bytes: &[u8]) -> (Vec<T>, Result<(), ArchiveError>) {
         Ok(stream) => stream,
         Err(error) => return (rows, Err(error)),
     };
+    // Every other chunk is taken whole, the others a row at a time: both give the same rows.
+    let mut whole = true;
     loop {
-        match stream.next_chunk::<T>() {
+        let next = match whole {
+            true => stream.next_chunk::<T>(),
+            false => stream
+                .next_rows::<T>()
+                .map(|chunk| chunk.map(Iterator::collect)),
+        };
+        whole = !whole;
+        match next {
             Ok(Some(chunk)) => rows.extend(chunk),
             Ok(None) => return (rows, Ok(())),
             Err(error) => return (rows, Err(error)),

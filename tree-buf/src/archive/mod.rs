@@ -56,7 +56,7 @@ mod writer;
 use std::fmt;
 
 pub use reader::{Archive, Rows};
-pub use stream::StreamReader;
+pub use stream::{ChunkRows, StreamReader};
 pub use writer::ArchiveWriter;
 
 use crate::error::{DecodeError, EncodeError};

@@ -449,14 +449,14 @@ impl<'a> Archive<'a> {
     ) -> Result<(T::Decoder, u64), DecodeError> {
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
         let (chunk, checksums) = self.chunk(index)?;
-        let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
-        let root = tree.root();
-        let rows = values_below(root, 0, 1, &mut ctx)?;
-        let items = root
-            .child(0)
-            .ok_or_else(|| corrupt("a sequence without items"))?;
-        self.check_row_count(index, rows)?;
-        let decoder = decode_root(ctx, items, rows, self.options.parallel)?;
+        let (decoder, rows) = chunk_rows_decoder::<T>(
+            tree,
+            chunk,
+            checksums,
+            budget,
+            self.options.parallel,
+            |rows| self.check_row_count(index, rows),
+        )?;
         Ok((decoder, rows as u64))
     }
 
@@ -587,6 +587,26 @@ pub(crate) fn decode_chunk_rows<T: Decode>(
     let ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
     let mut decoder: T::Decoder = decode_root(ctx, tree.root(), 1, parallel)?;
     Ok(decoder.next())
+}
+
+/// A decoder of the rows of `chunk`, whose schema is `tree`, one at a time, and how many there
+/// are; `check` sees the count before any row's columns are decoded.
+pub(crate) fn chunk_rows_decoder<T: Decode>(
+    tree: &SchemaTree,
+    chunk: Chunk<'_>,
+    checksums: Vec<u32>,
+    budget: Budget,
+    parallel: bool,
+    check: impl FnOnce(usize) -> Result<(), DecodeError>,
+) -> Result<(T::Decoder, usize), DecodeError> {
+    let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
+    let root = tree.root();
+    let rows = values_below(root, 0, 1, &mut ctx)?;
+    let items = root
+        .child(0)
+        .ok_or_else(|| corrupt("a sequence without items"))?;
+    check(rows)?;
+    Ok((decode_root(ctx, items, rows, parallel)?, rows))
 }
 
 /// Joins the values decoded from each chunk into one.

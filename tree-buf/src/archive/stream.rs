@@ -4,15 +4,15 @@
 use std::io::{ErrorKind, Read};
 
 use super::format::{CHUNK_SECTION, FOOTER_SECTION, SCHEMA_SECTION, TRAILER_BYTES};
-use super::reader::{decode_chunk_rows, parse_chunk};
+use super::reader::{chunk_rows_decoder, decode_chunk_rows, parse_chunk};
 use super::ArchiveError;
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::{write_varint, ByteReader};
 use crate::error::{corrupt, truncated, DecodeError, DecodeErrorKind};
-use crate::file::{Head, ARCHIVE};
+use crate::file::{Chunk, Head, ARCHIVE};
 use crate::options::DecodeOptions;
 use crate::schema::SchemaTree;
-use crate::types::Decode;
+use crate::types::{Decode, ValueDecoder};
 
 /// Reads an archive from the start, a chunk at a time, from any [`Read`] (standard input, a
 /// socket, a decompressor), as an Arrow IPC stream is read: it needs neither the footer nor a
@@ -87,10 +87,64 @@ impl<R: Read> StreamReader<R> {
     /// stream that ends before any footer (its writer did not finish) is an error, after every
     /// complete chunk has been given.
     pub fn next_chunk<T: Decode>(&mut self) -> Result<Option<Vec<T>>, ArchiveError> {
+        if !self.next_section()? {
+            return Ok(None);
+        }
+        self.footer_seen = false;
+        let (chunk, budget) = self.chunk_in_section()?;
+        Ok(Some(decode_chunk_rows(
+            &self.tree,
+            chunk,
+            Vec::new(),
+            budget,
+            self.options.parallel,
+        )?))
+    }
+
+    /// The rows of the next chunk, as [`Self::next_chunk`] gives them, but made one at a time as
+    /// they are taken: memory holds the chunk's columns, not all its rows at once (rows of
+    /// [`Value`](crate::Value)s take far more room than the columns they come from).
+    ///
+    /// ```
+    /// use tree_buf::archive::{ArchiveWriter, StreamReader};
+    ///
+    /// let mut writer = ArchiveWriter::new(Vec::new())?;
+    /// for n in 0..5u32 {
+    ///     writer.push(&n)?;
+    /// }
+    /// let bytes = writer.finish()?;
+    /// let mut stream = StreamReader::new(bytes.as_slice())?;
+    /// let mut sum = 0;
+    /// while let Some(rows) = stream.next_rows::<u32>()? {
+    ///     sum += rows.sum::<u32>();
+    /// }
+    /// assert_eq!(sum, 10);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn next_rows<T: Decode>(&mut self) -> Result<Option<ChunkRows<T>>, ArchiveError> {
+        if !self.next_section()? {
+            return Ok(None);
+        }
+        self.footer_seen = false;
+        let (chunk, budget) = self.chunk_in_section()?;
+        let (decoder, remaining) = chunk_rows_decoder::<T>(
+            &self.tree,
+            chunk,
+            Vec::new(),
+            budget,
+            self.options.parallel,
+            |_| Ok(()),
+        )?;
+        Ok(Some(ChunkRows { decoder, remaining }))
+    }
+
+    /// Reads sections up to the next chunk's, which [`Self::section`] then holds: `false` once
+    /// the archive has ended after a footer.
+    fn next_section(&mut self) -> Result<bool, ArchiveError> {
         loop {
             let mut tag = [0u8; 1];
             match self.source.read(&mut tag) {
-                Ok(0) if self.footer_seen => return Ok(None),
+                Ok(0) if self.footer_seen => return Ok(false),
                 Ok(0) => {
                     return Err(truncated(
                         "the stream ends without a footer: its writer did not finish",
@@ -106,7 +160,7 @@ impl<R: Read> StreamReader<R> {
             match tag[0] {
                 CHUNK_SECTION => {
                     read_more(&mut self.source, &mut self.section, size)?;
-                    return self.chunk().map(Some);
+                    return Ok(true);
                 }
                 SCHEMA_SECTION => {
                     read_more(&mut self.source, &mut self.section, size.saturating_add(4))?;
@@ -125,20 +179,12 @@ impl<R: Read> StreamReader<R> {
         }
     }
 
-    /// Decodes the chunk in [`Self::section`], its checksums checked first.
-    fn chunk<T: Decode>(&mut self) -> Result<Vec<T>, ArchiveError> {
-        self.footer_seen = false;
+    /// The chunk in [`Self::section`], its checksums checked, and the budget to decode it under.
+    fn chunk_in_section(&self) -> Result<(Chunk<'_>, Budget), DecodeError> {
         let chunk = parse_chunk(&self.section, self.tree.branch_count(), &self.options)?;
         chunk.verify_data(&self.options)?;
         let budget = Budget::for_version(self.options.budget_for(self.section.len()), self.version);
-        let parallel = self.options.parallel;
-        Ok(decode_chunk_rows(
-            &self.tree,
-            chunk,
-            Vec::new(),
-            budget,
-            parallel,
-        )?)
+        Ok((chunk, budget))
     }
 
     /// Takes the schema in [`Self::section`] (a node of `size` bytes and its checksum) for the
@@ -158,6 +204,28 @@ impl<R: Read> StreamReader<R> {
         Ok(())
     }
 }
+
+/// The rows of one chunk of a stream, made one at a time as they are taken: see
+/// [`StreamReader::next_rows`].
+pub struct ChunkRows<T: Decode> {
+    decoder: T::Decoder,
+    remaining: usize,
+}
+
+impl<T: Decode> Iterator for ChunkRows<T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        self.remaining = self.remaining.checked_sub(1)?;
+        Some(self.decoder.next())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl<T: Decode> ExactSizeIterator for ChunkRows<T> {}
 
 /// Reads a varint a byte at a time.
 fn read_varint(source: &mut impl Read) -> Result<u64, ArchiveError> {
