@@ -285,8 +285,9 @@ pub fn archive(bytes: &[u8]) -> Archived {
             let ended = loop {
                 let next = match whole {
                     true => stream.next_chunk::<Value>(),
-                    false => (stream.next_rows::<Value>())
-                        .map(|chunk| chunk.map(Iterator::collect)),
+                    false => {
+                        (stream.next_rows::<Value>()).map(|chunk| chunk.map(Iterator::collect))
+                    }
                 };
                 whole = !whole;
                 match next {

@@ -19,8 +19,12 @@ pub enum Opened<'a> {
     Archive(&'a Archive<'a>),
     /// The bytes of a file of one value.
     Value(&'a [u8]),
-    /// An archive read from the start a chunk at a time (standard input, a `.zst` file): only
-    /// its rows can be read, in order, once.
+}
+
+/// Where rows come from: a file opened as [`Open::file`] opens it, or an archive read from the
+/// start a chunk at a time (standard input, a `.zst` file), whose rows can be read once, in order.
+pub enum RowSource<'a> {
+    Opened(Opened<'a>),
     Stream(RefCell<StreamReader<Keeping>>),
 }
 
@@ -76,11 +80,11 @@ impl Open {
     pub fn rows<R>(
         &self,
         file: &Path,
-        read: impl FnOnce(Opened<'_>) -> Result<R, CliError>,
+        read: impl FnOnce(RowSource<'_>) -> Result<R, CliError>,
     ) -> Result<R, CliError> {
         let name = file.display().to_string();
         if !is_stdio(file) && !name.ends_with(".zst") {
-            return self.file(file, read);
+            return self.file(file, |opened| read(RowSource::Opened(opened)));
         }
         // What the stream reader reads is kept until it has found an archive: a file of one
         // value is then read whole, the bytes the reader took included.
@@ -93,14 +97,14 @@ impl Open {
         match StreamReader::with_options(keeping, self.options.clone()) {
             Ok(stream) => {
                 kept.replace(None);
-                read(Opened::Stream(RefCell::new(stream)))
+                read(RowSource::Stream(RefCell::new(stream)))
             }
             Err(ArchiveError::Decode(e)) if one_value(&e, self.recover) => {
                 let mut bytes = kept.replace(None).unwrap_or_default();
                 (input.borrow_mut())
                     .read_to_end(&mut bytes)
                     .map_err(|e| CliError::new(format!("{name}: {e}")))?;
-                read(Opened::Value(&bytes))
+                read(RowSource::Opened(Opened::Value(&bytes)))
             }
             Err(ArchiveError::Decode(e)) => Err(self.error(&name, e)),
             Err(e) => Err(CliError::new(format!("{name}: {e}"))),
@@ -122,14 +126,6 @@ impl Open {
             _ => CliError::new(format!("{name}: {e}")),
         }
     }
-}
-
-/// The error of asking a stream for what only an archive's footer gives.
-pub fn needs_footer(name: &str, what: &str) -> CliError {
-    CliError::new(format!(
-        "{name}: {what} reads an archive through its footer, which a stream gives last: write \
-         the archive to a file and give its name"
-    ))
 }
 
 /// An input shared with a stream reader, which keeps a copy of what the reader reads while
@@ -174,18 +170,18 @@ pub fn parse_rows(text: &str) -> Result<Range<u64>, String> {
 /// (only the chunks that hold rows of the range are read, each row made as it is taken), the
 /// items of a file of one array.
 fn for_each_row(
-    opened: &Opened<'_>,
+    source: &RowSource<'_>,
     open: &Open,
     name: &str,
     range: &Range<u64>,
     mut each: impl FnMut(Value) -> Result<(), Stop>,
 ) -> Result<(), Stop> {
     let error = |e| Stop::Fail(open.error(name, e));
-    match opened {
-        Opened::Archive(archive) => archive
+    match source {
+        RowSource::Opened(Opened::Archive(archive)) => archive
             .iter_rows::<Value>(range.clone())
             .try_for_each(|row| each(row.map_err(error)?)),
-        Opened::Stream(stream) => {
+        RowSource::Stream(stream) => {
             let mut stream = stream.borrow_mut();
             let mut number = 0u64;
             while number < range.end {
@@ -213,7 +209,7 @@ fn for_each_row(
             }
             Ok(())
         }
-        Opened::Value(bytes) => {
+        RowSource::Opened(Opened::Value(bytes)) => {
             match tree_buf::decode_with_options::<Value>(bytes, &open.options).map_err(error)? {
                 Value::Array(items) => items
                     .into_iter()
@@ -249,10 +245,9 @@ pub fn to_json(
         .collect::<Result<Vec<_>, tree_buf::PathError>>()
         .map_err(|e| CliError::new(e.to_string()))?;
     let name = file.display().to_string();
-    // Rows alone can be read from a stream; a path needs the footer.
-    let streamed = paths.is_empty();
-    let read = |opened: Opened<'_>| {
-        if !paths.is_empty() {
+    if !paths.is_empty() {
+        // A path is read through an archive's footer, so a stream is read whole for it.
+        return open.file(file, |opened| {
             let error = |e| open.error(&name, e);
             let columns = paths
                 .into_iter()
@@ -261,14 +256,16 @@ pub fn to_json(
                         Opened::Archive(archive) => archive.decode_path::<Vec<Value>>(path),
                         Opened::Value(bytes) => Reader::with_options(bytes, open.options.clone())
                             .and_then(|reader| reader.decode_path::<Vec<Value>>(path)),
-                        Opened::Stream(_) => return Err(needs_footer(&name, "--path")),
                     };
                     Ok((text.clone(), Value::Array(values.map_err(error)?)))
                 })
                 .collect::<Result<_, CliError>>()?;
-            return write_stdout(|w| Ok(write_value(w, &Value::Object(columns), out.pretty)?));
-        }
-        if let (Opened::Value(bytes), None, false) = (&opened, &rows, out.lines) {
+            write_stdout(|w| Ok(write_value(w, &Value::Object(columns), out.pretty)?))
+        });
+    }
+    open.rows(file, |source| {
+        if let (RowSource::Opened(Opened::Value(bytes)), None, false) = (&source, &rows, out.lines)
+        {
             // One value, written whole as it is.
             let value = tree_buf::decode_with_options::<Value>(bytes, &open.options)
                 .map_err(|e| open.error(&name, e))?;
@@ -277,7 +274,7 @@ pub fn to_json(
         let range = rows.clone().unwrap_or(0..u64::MAX);
         write_stdout(|w| {
             let mut count = 0u64;
-            for_each_row(&opened, open, &name, &range, |row| {
+            for_each_row(&source, open, &name, &range, |row| {
                 write_row(w, &row, count, out)?;
                 count += 1;
                 Ok(())
@@ -292,12 +289,7 @@ pub fn to_json(
             }
             Ok(())
         })
-    };
-    if streamed {
-        open.rows(file, read)
-    } else {
-        open.file(file, read)
-    }
+    })
 }
 
 fn write_value(w: &mut dyn Write, value: &Value, pretty: bool) -> std::io::Result<()> {
@@ -334,6 +326,7 @@ pub fn to_csv(file: &Path, rows: Option<Range<u64>>, open: &Open) -> Result<(), 
     let range = rows.unwrap_or(0..u64::MAX);
     open.file(file, |opened| {
         let header = fields(&opened, open, &name)?;
+        let source = RowSource::Opened(opened);
         let columns: HashMap<&str, usize> = (header.iter().enumerate())
             .map(|(i, h)| (h.as_str(), i))
             .collect();
@@ -342,7 +335,7 @@ pub fn to_csv(file: &Path, rows: Option<Range<u64>>, open: &Open) -> Result<(), 
             csv.write_record(&header).map_err(std::io::Error::from)?;
             let mut cells = vec![String::new(); header.len()];
             let mut number = range.start;
-            for_each_row(&opened, open, &name, &range, |row| {
+            for_each_row(&source, open, &name, &range, |row| {
                 cells.iter_mut().for_each(String::clear);
                 for (field, value) in object(&row, number, &name)? {
                     let column = columns.get(field.as_str()).ok_or_else(|| {
@@ -365,7 +358,6 @@ pub fn to_csv(file: &Path, rows: Option<Range<u64>>, open: &Open) -> Result<(), 
 /// field they precede there, so that a column blank in the first chunks keeps its place.
 fn fields(opened: &Opened<'_>, open: &Open, name: &str) -> Result<Vec<String>, CliError> {
     let lists: Vec<Vec<String>> = match opened {
-        Opened::Stream(_) => return Err(needs_footer(name, "to-csv")),
         Opened::Archive(archive) => (archive.chunks().iter())
             .map(|chunk| row_fields(chunk.branches.iter().map(|b| b.path.clone())))
             .collect(),

@@ -6,7 +6,7 @@ use std::path::Path;
 use tree_buf::archive::{Archive, ChunkInfo, Statistics};
 use tree_buf::{BreakdownOptions, DecodeError, DecodeErrorKind, NodeType, Reader, SizeBreakdown};
 
-use crate::export::{needs_footer, Open, Opened};
+use crate::export::{Open, Opened};
 use crate::io::{read_input, write_output};
 use crate::CliError;
 
@@ -170,7 +170,6 @@ pub fn info(file: &Path, json: bool, open: &Open) -> Result<(), CliError> {
     let name = file.display().to_string();
     open.file(file, |opened| {
         let text = match opened {
-            Opened::Stream(_) => return Err(needs_footer(&name, "info")),
             Opened::Archive(archive) => {
                 if archive.unfinished_bytes() > 0 {
                     eprintln!(
