@@ -194,9 +194,44 @@ fn numbers_widen() {
     reads_as(&1.25f32, 1.25f64);
     let widened: f64 = decode(&encode(&f32::NEG_INFINITY)).unwrap();
     assert_eq!(widened, f64::NEG_INFINITY);
-    // Narrower types read values that fit.
+    // Narrower types read values that fit; an f64 reads as f32 when it is exactly one.
     reads_as(&200u64, 200u8);
     reads_as(&-5i64, -5i8);
+    reads_as(&0.5f64, 0.5f32);
+    reads_as(&f64::from(f32::MAX), f32::MAX);
+    reads_as(&f64::NEG_INFINITY, f32::NEG_INFINITY);
+    let subnormal = f32::from_bits(1);
+    reads_as(&f64::from(subnormal), subnormal);
+    let negative_zero: f32 = decode(&encode(&-0.0f64)).unwrap();
+    assert_eq!(negative_zero.to_bits(), (-0.0f32).to_bits());
+    let nan: Vec<f32> = decode(&encode(&vec![f64::from(f32::NAN), 1.5])).unwrap();
+    assert!(nan[0].is_nan() && nan[1] == 1.5, "{nan:?}");
+}
+
+/// Fields of both float widths, and a narrow integer.
+#[derive(Encode, Decode, Debug, PartialEq, Clone)]
+struct Reading {
+    at: u32,
+    level: f32,
+    total: f64,
+    scale: Option<f32>,
+}
+
+#[test]
+fn a_file_read_as_a_value_and_written_again_reads_back_into_its_type() {
+    // A `Value` keeps no widths: its floats are f64 and its integers u64 or i64, which narrow
+    // back because every value fits exactly.
+    let readings: Vec<Reading> = (0..100u32)
+        .map(|i| Reading {
+            at: i * 60,
+            level: i as f32 * 0.1,
+            total: f64::from(i) / 3.0,
+            scale: (i % 3 == 0).then_some(1.0 / (i as f32 + 1.0)),
+        })
+        .collect();
+    let value: tree_buf::Value = decode(&encode(&readings)).unwrap();
+    let again: Vec<Reading> = decode(&encode(&value)).unwrap();
+    assert_eq!(again, readings);
 }
 
 #[test]
@@ -226,15 +261,15 @@ struct NarrowId {
 
 #[test]
 fn lossy_reads_are_errors_naming_the_path_and_both_types() {
-    mismatch::<_, f32>(&0.5f64, "", &["f64", "f32"]);
+    mismatch::<_, f32>(&0.1f64, "", &["f64", "f32", "0.1"]);
     mismatch::<_, u8>(&300u64, "", &["u64", "u8", "300"]);
     mismatch::<_, u32>(&-1i32, "", &["i32", "u32", "-1"]);
     mismatch::<_, i8>(&u128::MAX, "", &["u128", "i8"]);
-    let wide = Wide { id: 1, ratio: 0.5 };
-    mismatch::<_, Narrow>(&wide, "ratio", &["f64", "f32"]);
+    let wide = Wide { id: 1, ratio: 0.1 };
+    mismatch::<_, Narrow>(&wide, "ratio", &["f64", "f32", "0.1"]);
     let wide = Wide {
         id: 256,
-        ratio: 0.5,
+        ratio: 0.1,
     };
     mismatch::<_, NarrowId>(&wide, "id", &["u64", "u8", "256"]);
     // An optional value does not read as a required one.

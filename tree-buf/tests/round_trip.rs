@@ -357,7 +357,8 @@ fn integers_widen_and_narrow_only_when_values_fit() {
     let err = decode::<u32>(&encode(&-1i64)).unwrap_err();
     assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
     assert_eq!(decode::<f64>(&encode(&1.5f32)).unwrap(), 1.5);
-    let err = decode::<f32>(&encode(&1.5f64)).unwrap_err();
+    assert_eq!(decode::<f32>(&encode(&1.5f64)).unwrap(), 1.5);
+    let err = decode::<f32>(&encode(&1.1f64)).unwrap_err();
     assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
     assert!(
         err.to_string().contains("f64") && err.to_string().contains("f32"),

@@ -2,7 +2,8 @@
 //!
 //! Integers are written at their declared width and read into any integer type that holds every
 //! value (a `u32` file reads as `u64`, or as `u8` when each value fits); floats widen from `f32`
-//! to `f64` but never narrow; all of them are bit-exact.
+//! to `f64`, and narrow from `f64` to `f32` when every value is exactly an `f32`; all of them
+//! are bit-exact.
 
 use std::cmp::Ordering;
 use std::marker::PhantomData;
@@ -291,11 +292,26 @@ fn decode_f32(
             let values: Vec<f32> = bits.into_iter().map(f32::from_bits).collect();
             Ok(values.into_iter())
         }),
-        NodeType::F64 => Err(DecodeError::new(
-            DecodeErrorKind::SchemaMismatch,
-            node.path(),
-            "the file has f64 here, the type expects f32: narrowing would lose precision",
-        )),
+        // Narrowing is exact when every value converts back to the same bits (NaN payloads
+        // included): the values an `f32` widened to, as a `Value` keeps them.
+        NodeType::F64 => ctx.floats::<u64, _>(node, count, 0, |bits| {
+            let narrow = |bits: u64| f64::from_bits(bits) as f32;
+            let exact = |bits: u64| f64::from(narrow(bits)).to_bits() == bits;
+            // One pass checks every value without an early exit, as for integers.
+            let all_exact = bits.iter().fold(true, |all, &b| all & exact(b));
+            if let (false, Some(&inexact)) = (all_exact, bits.iter().find(|&&b| !exact(b))) {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::SchemaMismatch,
+                    "",
+                    format!(
+                        "the file has f64 here, and its value {} is not exactly an f32",
+                        f64::from_bits(inexact)
+                    ),
+                ));
+            }
+            let values: Vec<f32> = bits.into_iter().map(narrow).collect();
+            Ok(values.into_iter())
+        }),
         _ => Err(node.mismatch("f32")),
     }
 }
