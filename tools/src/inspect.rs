@@ -23,11 +23,56 @@ fn one_value_error(name: &str, error: &DecodeError) -> CliError {
     }
 }
 
-pub fn schema(file: &Path) -> Result<(), CliError> {
+/// Prints the schema tree of a file of one value, or of each run of an archive's chunks that
+/// share one (rows of `Value`s may widen part way), with the bytes and encodings of its chunks'
+/// branches.
+pub fn schema(file: &Path, open: &Open) -> Result<(), CliError> {
     let name = file.display().to_string();
-    let bytes = read_input(file)?;
-    let reader = Reader::new(&bytes).map_err(|e| one_value_error(&name, &e))?;
-    write_output(Path::new("-"), reader.schema().to_string().as_bytes())
+    let text = open.file(file, |opened| match opened {
+        Opened::Value(bytes) => {
+            let reader = Reader::new(bytes).map_err(|e| open.error(&name, e))?;
+            Ok(reader.schema().to_string())
+        }
+        Opened::Archive(archive) => {
+            let mut text = String::new();
+            let chunks = archive.chunks();
+            // Each run of chunks whose schemas have the same nodes is shown once, with the
+            // branch sizes of its first chunk.
+            let mut first = 0;
+            while first < chunks.len() {
+                let reader = |index| {
+                    archive
+                        .chunk_reader(index)
+                        .map_err(|e| open.error(&name, e))
+                };
+                let shown = reader(first)?;
+                let nodes = |reader: &Reader<'_>| -> Vec<(String, NodeType)> {
+                    (reader.schema().iter())
+                        .map(|node| (node.path.to_string(), node.node_type))
+                        .collect()
+                };
+                let shape = nodes(&shown);
+                let mut end = first + 1;
+                while end < chunks.len() && nodes(&reader(end)?) == shape {
+                    end += 1;
+                }
+                let rows =
+                    chunks[first].first_row..chunks[end - 1].first_row + chunks[end - 1].rows;
+                let _ = match end - first {
+                    1 => writeln!(text, "chunk {first} (rows {rows:?}):"),
+                    _ => writeln!(
+                        text,
+                        "chunks {first} to {} (rows {rows:?}), with chunk {first}'s branch sizes:",
+                        end - 1
+                    ),
+                };
+                let _ = writeln!(text, "{}", shown.schema());
+                first = end;
+            }
+            Ok(text)
+        }
+    })?;
+    write_output(Path::new("-"), text.as_bytes())
 }
 
 pub fn size_breakdown(

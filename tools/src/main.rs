@@ -64,10 +64,13 @@ enum Command {
         #[arg(long)]
         decompress_zstd: bool,
     },
-    /// Prints the schema tree with the type, encoding and bytes of every branch.
+    /// Prints the schema tree with the type, encoding and bytes of every branch; for an
+    /// archive, each run of chunks that share a schema, with its first chunk's branches.
     Schema {
-        /// The tree-buf file.
+        /// The tree-buf file (`-` for standard input).
         file: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
     },
     /// Converts JSON to tree-buf, inferring a columnar schema. A root array, or JSON lines (more
     /// than one value, one per line), becomes an archive of rows, written a chunk at a time as it
@@ -255,7 +258,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             svg,
             decompress_zstd,
         } => inspect::size_breakdown(&file, json, svg.as_deref(), decompress_zstd),
-        Command::Schema { file } => inspect::schema(&file),
+        Command::Schema { file, read } => inspect::schema(&file, &read.open()),
         Command::FromJson {
             input,
             output,

@@ -482,6 +482,21 @@ fn json_lines_round_trip_through_an_archive_whose_schema_widens() {
     let archive = archive_in_pairs("from-json", "rows.jsonl", lines);
     let back = stdout(&succeeds(&["to-json", path(&archive), "--lines"]));
     assert_eq!(back, lines);
+    // Each chunk whose schema widened is shown with its own.
+    let schema = stdout(&succeeds(&["schema", path(&archive)]));
+    let headings: Vec<&str> = (schema.lines())
+        .filter(|line| line.starts_with("chunk"))
+        .collect();
+    assert_eq!(
+        headings,
+        [
+            "chunk 0 (rows 0..2):",
+            "chunk 1 (rows 2..4):",
+            "chunk 2 (rows 4..5):"
+        ],
+        "{schema}"
+    );
+    assert!(schema.contains("score: union"), "{schema}");
     // The same rows as one array, compact or indented as serde_json indents it.
     let array: serde_json::Value =
         serde_json::from_str(&stdout(&succeeds(&["to-json", path(&archive)]))).unwrap();
@@ -676,9 +691,15 @@ fn info_describes_chunks_and_unfinished_archives() {
         r#"[{"n":1,"s":"b"},{"n":7,"s":"a"}]"#
     );
 
-    // schema describes files of one value, and sends archives to info; size-breakdown gives an
+    // schema shows an archive's chunks under their one schema; size-breakdown gives an
     // archive's totals over its chunks.
-    fails(&["schema", path(&archive)], "tree-buf info");
+    let schema = stdout(&succeeds(&["schema", path(&archive)]));
+    assert!(
+        schema.starts_with("chunk 0 (rows 0..2):\n")
+            && schema.contains("\n    s: string")
+            && schema.contains("chunk 1 (rows 2..3):\n"),
+        "{schema}"
+    );
     let breakdown = stdout(&succeeds(&["size-breakdown", path(&archive)]));
     assert!(breakdown.contains("[].s"), "{breakdown}");
 }
@@ -691,6 +712,12 @@ fn to_json_streams_an_archive_from_standard_input_a_chunk_at_a_time() {
     let archive = archive_in_pairs("from-json", "streamed.jsonl", &lines);
     let bytes = std::fs::read(&archive).unwrap();
     let from_file = stdout(&succeeds(&["to-json", path(&archive), "--lines"]));
+    // Chunks of one schema are shown once.
+    let schema = stdout(&succeeds(&["schema", path(&archive)]));
+    assert!(
+        schema.starts_with("chunks 0 to 3 (rows 0..7), with chunk 0's branch sizes:\n"),
+        "{schema}"
+    );
     let streamed = with_stdin(&["to-json", "-", "--lines"], &bytes);
     assert!(streamed.status.success());
     assert_eq!(stdout(&streamed), from_file);
