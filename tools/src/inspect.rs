@@ -4,24 +4,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use tree_buf::archive::{Archive, ChunkInfo, Statistics};
-use tree_buf::{BreakdownOptions, DecodeError, DecodeErrorKind, NodeType, Reader, SizeBreakdown};
+use tree_buf::{BreakdownOptions, NodeType, Reader, SizeBreakdown};
 
 use crate::export::{Open, Opened};
 use crate::io::{read_input, write_output};
 use crate::CliError;
-
-/// The error of reading `name` as a file of one value: an archive has no one schema, and `info`
-/// describes it instead.
-fn one_value_error(name: &str, error: &DecodeError) -> CliError {
-    if error.kind() == DecodeErrorKind::SchemaMismatch {
-        CliError::new(format!(
-            "{name} is an archive of rows, each chunk with its own schema: `tree-buf info \
-             {name}` lists its chunks and their branches (path, type, bytes, statistics)"
-        ))
-    } else {
-        CliError::new(format!("{name}: {error}"))
-    }
-}
 
 /// Prints the schema tree of a file of one value, or of each run of an archive's chunks that
 /// share one (rows of `Value`s may widen part way), with the bytes and encodings of its chunks'
@@ -34,28 +21,25 @@ pub fn schema(file: &Path, open: &Open) -> Result<(), CliError> {
             Ok(reader.schema().to_string())
         }
         Opened::Archive(archive) => {
-            let mut text = String::new();
-            let chunks = archive.chunks();
             // Each run of chunks whose schemas have the same nodes is shown once, with the
-            // branch sizes of its first chunk.
-            let mut first = 0;
-            while first < chunks.len() {
-                let reader = |index| {
-                    archive
-                        .chunk_reader(index)
-                        .map_err(|e| open.error(&name, e))
-                };
-                let shown = reader(first)?;
-                let nodes = |reader: &Reader<'_>| -> Vec<(String, NodeType)> {
-                    (reader.schema().iter())
-                        .map(|node| (node.path.to_string(), node.node_type))
-                        .collect()
-                };
-                let shape = nodes(&shown);
-                let mut end = first + 1;
-                while end < chunks.len() && nodes(&reader(end)?) == shape {
-                    end += 1;
+            // branch sizes of its first chunk: (first chunk, end, its reader, the nodes).
+            let nodes = |reader: &Reader<'_>| -> Vec<(String, NodeType)> {
+                (reader.schema().iter())
+                    .map(|node| (node.path.to_string(), node.node_type))
+                    .collect()
+            };
+            let mut runs: Vec<(usize, usize, Reader<'_>, Vec<_>)> = Vec::new();
+            for index in 0..archive.chunks().len() {
+                let reader = (archive.chunk_reader(index)).map_err(|e| open.error(&name, e))?;
+                let shape = nodes(&reader);
+                match runs.last_mut() {
+                    Some((_, end, _, last)) if *last == shape => *end = index + 1,
+                    _ => runs.push((index, index + 1, reader, shape)),
                 }
+            }
+            let chunks = archive.chunks();
+            let mut text = String::new();
+            for (first, end, reader, _) in runs {
                 let rows =
                     chunks[first].first_row..chunks[end - 1].first_row + chunks[end - 1].rows;
                 let _ = match end - first {
@@ -66,8 +50,7 @@ pub fn schema(file: &Path, open: &Open) -> Result<(), CliError> {
                         end - 1
                     ),
                 };
-                let _ = writeln!(text, "{}", shown.schema());
-                first = end;
+                let _ = writeln!(text, "{}", reader.schema());
             }
             Ok(text)
         }
@@ -85,7 +68,7 @@ pub fn size_breakdown(
     let bytes = read_input(file)?;
     let options = BreakdownOptions::default().decompress_zstd(decompress_zstd);
     let breakdown = tree_buf::size_breakdown_with_options(&bytes, &options)
-        .map_err(|e| one_value_error(&name, &e))?;
+        .map_err(|e| CliError::new(format!("{name}: {e}")))?;
     if let Some(svg) = svg {
         write_output(svg, chart(&breakdown, &name).as_bytes())?;
     }
