@@ -90,7 +90,6 @@ impl<R: Read> StreamReader<R> {
         if !self.next_section()? {
             return Ok(None);
         }
-        self.footer_seen = false;
         let (chunk, budget) = self.chunk_in_section()?;
         Ok(Some(decode_chunk_rows(
             &self.tree,
@@ -125,7 +124,6 @@ impl<R: Read> StreamReader<R> {
         if !self.next_section()? {
             return Ok(None);
         }
-        self.footer_seen = false;
         let (chunk, budget) = self.chunk_in_section()?;
         let (decoder, remaining) = chunk_rows_decoder::<T>(
             &self.tree,
@@ -160,6 +158,8 @@ impl<R: Read> StreamReader<R> {
             match tag[0] {
                 CHUNK_SECTION => {
                     read_more(&mut self.source, &mut self.section, size)?;
+                    // A footer read before belonged to an archive appended to since.
+                    self.footer_seen = false;
                     return Ok(true);
                 }
                 SCHEMA_SECTION => {
