@@ -34,7 +34,7 @@ fn game(i: u32) -> Game {
     }
 }
 
-fn write(rows: impl IntoIterator<Item = Game>, options: ArchiveOptions) -> Vec<u8> {
+fn write<T: Encode>(rows: impl IntoIterator<Item = T>, options: ArchiveOptions) -> Vec<u8> {
     let mut writer = ArchiveWriter::with_options(Vec::new(), options).unwrap();
     for row in rows {
         writer.push(&row).unwrap();
@@ -215,7 +215,7 @@ fn chunks_end_at_a_size_in_bytes_too() {
 
 #[test]
 fn empty_and_one_chunk_archives() {
-    let empty = write([], ArchiveOptions::default());
+    let empty = write::<Game>([], ArchiveOptions::default());
     let archive = Archive::from_bytes(&empty).unwrap();
     assert_eq!((archive.rows(), archive.chunks().len()), (0, 0));
     assert!(archive.decode_all::<Game>().unwrap().is_empty());
@@ -250,12 +250,10 @@ fn rows_of_values_may_change_shape_between_chunks() {
     .into_iter()
     .map(Value::from)
     .collect();
-    let mut writer =
-        ArchiveWriter::with_options(Vec::new(), ArchiveOptions::default().chunk_rows(2)).unwrap();
-    for row in &rows {
-        writer.push(row).unwrap();
-    }
-    let bytes = writer.finish().unwrap();
+    let bytes = write(
+        rows.iter().cloned(),
+        ArchiveOptions::default().chunk_rows(2),
+    );
     let archive = Archive::from_bytes(&bytes).unwrap();
     assert_eq!(archive.chunks().len(), 3);
     assert_eq!(archive.decode_all::<Value>().unwrap(), rows);
@@ -599,12 +597,10 @@ fn a_stream_reads_from_the_start_without_the_footer() {
         })
         .map(Value::from)
         .collect();
-    let mut writer =
-        ArchiveWriter::with_options(Vec::new(), ArchiveOptions::default().chunk_rows(3)).unwrap();
-    for value in &values {
-        writer.push(value).unwrap();
-    }
-    let widened = writer.finish().unwrap();
+    let widened = write(
+        values.iter().cloned(),
+        ArchiveOptions::default().chunk_rows(3),
+    );
     let (rows, end) = stream_rows::<Value>(&widened);
     end.unwrap();
     assert_eq!(rows, values);
