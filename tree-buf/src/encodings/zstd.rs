@@ -203,17 +203,14 @@ fn greedy_parse(bytes: &[u8]) -> (usize, usize) {
     const MIN_MATCH: usize = 4;
     /// After this many positions without a repeat, the step grows by one.
     const MISSES_PER_STEP: usize = 32;
-    // Every byte is a literal until a repeat covers it.
-    let mut literals = [0u32; 256];
-    for &byte in bytes {
-        literals[usize::from(byte)] += 1;
-    }
-    let mut literal_count = bytes.len();
+    let mut literals = ByteCounts::default();
     let table_bits = (usize::BITS - bytes.len().leading_zeros()).clamp(6, 16) - 2;
     let mut last_seen = vec![u32::MAX; 1 << table_bits];
     let mut matches = 0usize;
     let mut misses = 0;
     let mut at = 0;
+    // Where the bytes that no repeat has covered yet begin.
+    let mut literal_start = 0;
     while let Some(&[a, b, c, d]) = bytes.get(at..at + MIN_MATCH) {
         let key = u32::from_le_bytes([a, b, c, d]);
         let slot = (key.wrapping_mul(0x9e37_79b1) >> (32 - table_bits)) as usize;
@@ -222,24 +219,45 @@ fn greedy_parse(bytes: &[u8]) -> (usize, usize) {
         if candidate < at && bytes[candidate..candidate + MIN_MATCH] == [a, b, c, d] {
             let length = MIN_MATCH
                 + common_prefix(&bytes[at + MIN_MATCH..], &bytes[candidate + MIN_MATCH..]);
-            for &byte in &bytes[at..at + length] {
-                literals[usize::from(byte)] -= 1;
-            }
-            literal_count -= length;
+            literals.add(&bytes[literal_start..at]);
             matches += 1;
             misses = 0;
             at += length;
+            literal_start = at;
         } else {
             misses += 1;
             at += 1 + misses / MISSES_PER_STEP;
         }
     }
-    let total = literal_count as f64;
-    let literal_bits: f64 = (literals.iter())
-        .filter(|&&count| count > 0)
-        .map(|&count| f64::from(count) * (total / f64::from(count)).log2())
-        .sum();
-    ((literal_bits / 8.0) as usize, matches)
+    literals.add(&bytes[literal_start..]);
+    (literals.entropy_bytes(), matches)
+}
+
+/// How often each byte value occurs.
+struct ByteCounts([u32; 256]);
+
+impl Default for ByteCounts {
+    fn default() -> Self {
+        ByteCounts([0; 256])
+    }
+}
+
+impl ByteCounts {
+    fn add(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0[usize::from(byte)] += 1;
+        }
+    }
+
+    /// The order-0 entropy of the bytes counted, in whole bytes.
+    fn entropy_bytes(&self) -> usize {
+        let total = f64::from(self.0.iter().sum::<u32>());
+        let bits: f64 = (self.0.iter())
+            .filter(|&&count| count > 0)
+            .map(|&count| f64::from(count) * (total / f64::from(count)).log2())
+            .sum();
+        (bits / 8.0) as usize
+    }
 }
 
 /// How many bytes `a` and `b` have in common from their start, compared eight at a time.
