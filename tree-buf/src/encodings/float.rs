@@ -22,10 +22,12 @@
 //!   | zstd                                      tag 0x08, see `zstd`: around a float_stream
 //! ```
 
+use std::borrow::Cow;
+
 use super::budget::Budget;
 use super::bytes::{write_varint, ByteReader};
 use super::describe::{Codec, Describer, Encoding};
-use super::int::select::{encode_nested, encode_nested_prefixed, Chain};
+use super::int::select::{encode_nested, prefixed, Chain, Estimate};
 use super::int::{self, transform, IntStream, Word};
 use super::zstd::{self, Frame};
 use super::{check_depth, is_empty_form, tags, Settings, Version};
@@ -114,8 +116,7 @@ pub(crate) fn encode<W: FloatWord>(
 ) -> Version {
     zstd::best_of(settings, values, 1, out, |values, settings, out| {
         let start = out.len();
-        let choice = choose(values, settings);
-        let version = encode_as(values, choice, settings, out);
+        let version = choose(values, settings).encode(settings, out);
         // A choice made on a sample can come out larger than the bits themselves (noise in
         // every transform's streams): those, at fixed width, bound every float column.
         if out.len() - start > int::fixed::size(values.len(), W::ZERO.wrapping_sub(W::ONE)) {
@@ -127,13 +128,21 @@ pub(crate) fn encode<W: FloatWord>(
     })
 }
 
-fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
+/// The transform that should make the column smallest, applied to it. When the sample it is
+/// judged on is the whole column, the winner comes priced: its streams' cascades are chosen
+/// already, and encoding it chooses nothing again.
+fn choose<'a, W: FloatWord>(values: &'a [W], settings: &Settings) -> Transformed<'a, W> {
     let compression = settings.ranks_by_compression(values.len() * W::BYTES);
     // zstd finds repeats far apart: judge it on long windows.
-    let sample = &*match compression {
+    let sample = match compression {
         Some(_) => int::select::sample_windows(values, COMPRESSION_WINDOW),
         None => int::select::sample(values, 1),
     };
+    let whole = match sample {
+        Cow::Borrowed(whole) => Some(whole),
+        Cow::Owned(_) => None,
+    };
+    let sample = &*sample;
     let (digits, exact) = likely_digits(sample);
     let mut candidates = vec![Choice::Raw, Choice::Xor, Choice::Decimal(digits)];
     if !exact && compression.is_none() && settings.every_float_digits {
@@ -150,31 +159,36 @@ fn choose<W: FloatWord>(values: &[W], settings: &Settings) -> Choice {
     if let Some(tolerance) = settings.float_tolerance {
         candidates.push(Choice::Lossy(tolerance.clamp(-120, 120) as i8));
     }
-    // The first of the smallest wins.
-    let mut best = (usize::MAX, Choice::Raw);
+    // The first of the smallest wins, with the column transformed when that is the sample.
+    let mut best: (usize, Choice, Option<Transformed<'a, W>>) = (usize::MAX, Choice::Raw, None);
     for choice in candidates {
-        let size = match compression {
-            Some(level) => {
+        let (size, priced) = match (compression, whole) {
+            (Some(level), _) => {
                 let mut trial = Vec::new();
                 // Encoded only to be sized.
-                let _ = encode_as(sample, choice, settings, &mut trial);
+                let _ = Transformed::of(sample, choice).encode(settings, &mut trial);
                 // zstd's guessed size is below what it reaches (`zstd::likely_size`): a
                 // candidate guessed at the best size so far or above cannot win, and is not
                 // compressed (noise, in every candidate, is ruled out so after the first).
                 if best.0 != usize::MAX && zstd::likely_size(&trial) >= best.0 {
                     continue;
                 }
-                zstd::compressed_size(&trial, level)
+                (zstd::compressed_size(&trial, level), None)
             }
             // Priced by the estimates its integer streams' cascades are chosen by, on the
             // sample transformed: nothing is encoded until the winner is.
-            None => Transformed::of(sample, choice).estimate(settings),
+            (None, Some(whole)) => {
+                let mut transformed = Transformed::of(whole, choice);
+                (transformed.price(settings), Some(transformed))
+            }
+            (None, None) => (Transformed::of(sample, choice).price(settings), None),
         };
         if size < best.0 {
-            best = (size, choice);
+            best = (size, choice, priced);
         }
     }
-    best.1
+    let (_, choice, priced) = best;
+    priced.unwrap_or_else(|| Transformed::of(values, choice))
 }
 
 /// The number of decimal digits that makes the decimal transform cheapest on a few values: the
@@ -223,48 +237,71 @@ fn round_within(x: f64, limit: f64) -> Option<i64> {
     })
 }
 
-fn encode_as<W: FloatWord>(
-    values: &[W],
-    choice: Choice,
-    settings: &Settings,
-    out: &mut Vec<u8>,
-) -> Version {
-    Transformed::of(values, choice).encode(settings, out)
-}
-
 /// A column under one float transform: the streams it nests, before they are encoded.
-enum Transformed<'a, W> {
-    Raw(&'a [W]),
-    Xor(Vec<W>),
+enum Transformed<'a, W: Clone> {
+    Raw(Nested<'a, W>),
+    Xor(Nested<'a, W>),
     Decimal {
         digits: u8,
-        ints: Vec<u64>,
-        residuals: Vec<W>,
+        ints: Nested<'a, u64>,
+        residuals: Nested<'a, W>,
     },
     Lossy {
         exponent: i8,
-        ints: Vec<u64>,
-        positions: Vec<u64>,
-        exact: Vec<W>,
+        ints: Nested<'a, u64>,
+        positions: Nested<'a, u64>,
+        exact: Nested<'a, W>,
     },
+}
+
+/// A stream a float transform nests: its values and, once priced, the cascade chosen for them.
+struct Nested<'a, X: Clone> {
+    values: Cow<'a, [X]>,
+    estimate: Option<Estimate<X>>,
+}
+
+impl<'a, X: Word> Nested<'a, X> {
+    fn new(values: impl Into<Cow<'a, [X]>>) -> Self {
+        Nested {
+            values: values.into(),
+            estimate: None,
+        }
+    }
+
+    /// Chooses the stream's cascade without encoding it; gives the size it should take.
+    fn price(&mut self, settings: &Settings) -> usize {
+        let estimate = int::select::estimate(&self.values, settings);
+        let size = estimate.size;
+        self.estimate = Some(estimate);
+        size
+    }
+
+    fn encode(&self, settings: &Settings, out: &mut Vec<u8>) -> Version {
+        match &self.estimate {
+            Some(estimate) => estimate.encode(&self.values, settings, out),
+            None => encode_nested(&self.values, settings, Chain::default(), out),
+        }
+    }
+
+    fn encode_prefixed(&self, settings: &Settings, out: &mut Vec<u8>) -> Version {
+        prefixed(out, |out| self.encode(settings, out))
+    }
 }
 
 impl<'a, W: FloatWord> Transformed<'a, W> {
     fn of(values: &'a [W], choice: Choice) -> Self {
         match choice {
-            Choice::Raw => Transformed::Raw(values),
+            Choice::Raw => Transformed::Raw(Nested::new(values)),
             Choice::Xor => {
                 let mut previous = W::ZERO;
-                Transformed::Xor(
-                    values
-                        .iter()
-                        .map(|&v| {
-                            let x = v ^ previous;
-                            previous = v;
-                            x
-                        })
-                        .collect(),
-                )
+                let xors: Vec<W> = (values.iter())
+                    .map(|&v| {
+                        let x = v ^ previous;
+                        previous = v;
+                        x
+                    })
+                    .collect();
+                Transformed::Xor(Nested::new(xors))
             }
             Choice::Decimal(digits) => {
                 let scale = POW10[usize::from(digits)];
@@ -273,13 +310,13 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
                 let ints: Vec<u64> = (values.iter())
                     .map(|&value| decimal_int(value, scale) as u64)
                     .collect();
-                let residuals = (values.iter().zip(&ints))
+                let residuals: Vec<W> = (values.iter().zip(&ints))
                     .map(|(&value, &n)| value.wrapping_sub(W::decimal(n as i64, digits)))
                     .collect();
                 Transformed::Decimal {
                     digits,
-                    ints,
-                    residuals,
+                    ints: Nested::new(ints),
+                    residuals: Nested::new(residuals),
                 }
             }
             Choice::Lossy(exponent) => {
@@ -305,43 +342,38 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
                 }
                 Transformed::Lossy {
                     exponent,
-                    ints,
-                    positions,
-                    exact,
+                    ints: Nested::new(ints),
+                    positions: Nested::new(positions),
+                    exact: Nested::new(exact),
                 }
             }
         }
     }
 
-    /// The size its streams should take, estimated as their cascades are chosen.
-    fn estimate(&self, settings: &Settings) -> usize {
-        use int::select::estimate;
+    /// Chooses the cascades of its streams, as they will be encoded, without encoding anything;
+    /// gives the size they should take.
+    fn price(&mut self, settings: &Settings) -> usize {
         match self {
-            Transformed::Raw(values) => estimate(values, settings),
-            Transformed::Xor(xors) => 1 + estimate(xors, settings),
+            Transformed::Raw(values) => values.price(settings),
+            Transformed::Xor(xors) => 1 + xors.price(settings),
             Transformed::Decimal {
                 ints, residuals, ..
-            } => 4 + estimate(ints, settings) + estimate(residuals, settings),
+            } => 4 + ints.price(settings) + residuals.price(settings),
             Transformed::Lossy {
                 ints,
                 positions,
                 exact,
                 ..
-            } => {
-                4 + estimate(ints, settings)
-                    + estimate(positions, settings)
-                    + estimate(exact, settings)
-            }
+            } => 4 + ints.price(settings) + positions.price(settings) + exact.price(settings),
         }
     }
 
     fn encode(&self, settings: &Settings, out: &mut Vec<u8>) -> Version {
-        let chain = Chain::default();
         match self {
-            Transformed::Raw(values) => encode_nested(values, settings, chain, out),
+            Transformed::Raw(values) => values.encode(settings, out),
             Transformed::Xor(xors) => {
                 out.push(FloatTag::Xor as u8);
-                encode_nested(xors, settings, chain, out)
+                xors.encode(settings, out)
             }
             Transformed::Decimal {
                 digits,
@@ -350,8 +382,8 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
             } => {
                 out.push(FloatTag::Decimal as u8);
                 out.push(*digits);
-                let ints = encode_nested_prefixed(ints, settings, chain, out);
-                ints.max(encode_nested(residuals, settings, chain, out))
+                let ints = ints.encode_prefixed(settings, out);
+                ints.max(residuals.encode(settings, out))
             }
             Transformed::Lossy {
                 exponent,
@@ -361,10 +393,10 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
             } => {
                 out.push(FloatTag::Lossy as u8);
                 out.push(*exponent as u8);
-                let ints = encode_nested_prefixed(ints, settings, chain, out);
-                write_varint(out, positions.len() as u64);
-                let positions = encode_nested_prefixed(positions, settings, chain, out);
-                (ints.max(positions)).max(encode_nested(exact, settings, chain, out))
+                let ints = ints.encode_prefixed(settings, out);
+                write_varint(out, positions.values.len() as u64);
+                let positions = positions.encode_prefixed(settings, out);
+                (ints.max(positions)).max(exact.encode(settings, out))
             }
         }
     }

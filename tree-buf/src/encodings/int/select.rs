@@ -265,8 +265,13 @@ pub(crate) fn encode_nested_prefixed<W: Word>(
     chain: Chain,
     out: &mut Vec<u8>,
 ) -> Version {
+    prefixed(out, |nested| encode_nested(values, settings, chain, nested))
+}
+
+/// Writes what `encode` writes behind its byte length.
+pub(crate) fn prefixed(out: &mut Vec<u8>, encode: impl FnOnce(&mut Vec<u8>) -> Version) -> Version {
     let mut nested = Vec::new();
-    let version = encode_nested(values, settings, chain, &mut nested);
+    let version = encode(&mut nested);
     write_prefixed(out, &nested);
     version
 }
@@ -301,17 +306,37 @@ fn encode_choice<W: Word>(
     let profiles = Profiles::of(&sample, chain);
     // A sample that is the whole column profiles it exactly.
     let exact = matches!(sample, Cow::Borrowed(_)).then_some(profiles.values);
-    let profile = || exact.unwrap_or_else(|| Profile::of(values));
-    // A column of zeros takes two bytes as fixed width 0, which nothing beats (but a varint
-    // stream of no values); a sample of zeros only suggests one, so the column is checked (up to
-    // its first other value).
-    let zeros = !values.is_empty() && profiles.values.max == W::ZERO;
-    if zeros && values.iter().all(|&v| v == W::ZERO) {
-        fixed::encode(values, W::ZERO, out);
+    if encode_if_zeros(values, &profiles.values, out) {
         return Version::FIRST;
     }
-    let choice = choose_transform(values, &sample, &profiles, group, settings, chain);
-    let Some(transform) = choice else {
+    let transform = choose_transform(values, &sample, &profiles, group, settings, chain);
+    encode_chosen(values, transform, exact, settings, chain, out)
+}
+
+/// Encodes a column of zeros as fixed width 0, which nothing beats (but a varint stream of no
+/// values), and says whether it did: a sample of zeros (profiled as `sample`) only suggests
+/// one, so the column is checked (up to its first other value).
+fn encode_if_zeros<W: Word>(values: &[W], sample: &Profile<W>, out: &mut Vec<u8>) -> bool {
+    let zeros = !values.is_empty() && sample.max == W::ZERO;
+    if zeros && values.iter().all(|&v| v == W::ZERO) {
+        fixed::encode(values, W::ZERO, out);
+        return true;
+    }
+    false
+}
+
+/// Encodes `values` with `transform`, or with the best leaf codec when there is none; `exact`
+/// is their profile, when a sample already took it.
+fn encode_chosen<W: Word>(
+    values: &[W],
+    transform: Option<Choice>,
+    exact: Option<Profile<W>>,
+    settings: &Settings,
+    chain: Chain,
+    out: &mut Vec<u8>,
+) -> Version {
+    let profile = || exact.unwrap_or_else(|| Profile::of(values));
+    let Some(transform) = transform else {
         return encode_leaf(values, &profile(), settings, chain, out);
     };
     let start = out.len();
@@ -351,48 +376,110 @@ fn choose_transform<W: Word>(
     settings: &Settings,
     chain: Chain,
 ) -> Option<Choice> {
-    // Only the zstd ranking needs the candidates themselves; estimates need just the best.
-    let ranking = settings.ranks_by_compression(values.len() * W::BYTES);
-    let mut candidates = Vec::new();
+    match settings.ranks_by_compression(values.len() * W::BYTES) {
+        Some(level) => {
+            // Only the zstd ranking needs the candidates themselves.
+            let mut candidates = Vec::new();
+            let len = values.len();
+            price_transforms(
+                len,
+                sample,
+                profiles,
+                group,
+                settings,
+                chain,
+                |choice, _| {
+                    candidates.push(choice);
+                },
+            );
+            rank_by_compression(sample, candidates, settings, chain, level)
+        }
+        None => cheapest(values.len(), sample, profiles, group, settings, chain).0,
+    }
+}
+
+/// The transform (or leaf, `None`) that should make a column of `len` values smallest, priced on
+/// `sample`, whose profiles are `profiles`, and the size it should give; on a tie the first
+/// priced wins, and a leaf over any transform.
+fn cheapest<W: Word>(
+    len: usize,
+    sample: &[W],
+    profiles: &Profiles<W>,
+    group: Option<usize>,
+    settings: &Settings,
+    chain: Chain,
+) -> (Option<Choice>, usize) {
     let mut best: (Option<Choice>, usize) = (None, usize::MAX);
     let leaf = price_transforms(
-        values.len(),
+        len,
         sample,
         profiles,
         group,
         settings,
         chain,
         |choice, size| {
-            if ranking.is_some() {
-                candidates.push(choice);
-            }
             if size < best.1 {
                 best = (Some(choice), size);
             }
         },
     );
-    match ranking {
-        Some(level) => rank_by_compression(sample, candidates, settings, chain, level),
-        None => best.0.filter(|_| best.1 < leaf),
+    match best.1 < leaf {
+        true => best,
+        false => (None, leaf),
     }
 }
 
-/// The size `values` should take with the cascade [`encode_nested`] would choose for them,
-/// estimated from a sample as the choice is.
-pub(crate) fn estimate<W: Word>(values: &[W], settings: &Settings) -> usize {
+/// The cascade that [`encode_nested`] chooses for a column, chosen on its sample without encoding
+/// anything, and the size it should give the column: a transform prices its streams so, and
+/// [`Estimate::encode`] then writes the winner's without choosing again.
+pub(crate) struct Estimate<W> {
+    pub(crate) size: usize,
+    transform: Option<Choice>,
+    /// The sample's profile: the column's own when the sample is the whole column.
+    profile: Profile<W>,
+    whole: bool,
+}
+
+/// Estimates `values` as [`encode_nested`] (with no transforms before) would encode them.
+pub(crate) fn estimate<W: Word>(values: &[W], settings: &Settings) -> Estimate<W> {
     let sample = sample(values, 1);
     let profiles = Profiles::of(&sample, Chain::default());
-    let mut best = usize::MAX;
-    let leaf = price_transforms(
+    let (transform, size) = cheapest(
         values.len(),
         &sample,
         &profiles,
         None,
         settings,
         Chain::default(),
-        |_, size| best = best.min(size),
     );
-    best.min(leaf)
+    Estimate {
+        size,
+        transform,
+        profile: profiles.values,
+        whole: matches!(sample, Cow::Borrowed(_)),
+    }
+}
+
+impl<W: Word> Estimate<W> {
+    /// Encodes `values`, the column estimated, in the same bytes as [`encode_nested`] would (with
+    /// no transforms before), without choosing again.
+    pub(crate) fn encode(&self, values: &[W], settings: &Settings, out: &mut Vec<u8>) -> Version {
+        let chain = Chain::default();
+        // A column ranked by compression is not chosen by estimates.
+        if settings
+            .ranks_by_compression(values.len() * W::BYTES)
+            .is_some()
+        {
+            return encode_choice(values, None, settings, chain, out);
+        }
+        #[cfg(test)]
+        CHOICES.with(|choices| choices.set(choices.get() + 1));
+        if encode_if_zeros(values, &self.profile, out) {
+            return Version::FIRST;
+        }
+        let exact = self.whole.then_some(self.profile);
+        encode_chosen(values, self.transform, exact, settings, chain, out)
+    }
 }
 
 /// Prices every transform that `chain` allows on `sample` (of a column of `len` values), whose
