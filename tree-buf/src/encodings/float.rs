@@ -29,6 +29,7 @@ use super::bytes::{write_varint, ByteReader};
 use super::describe::{Codec, Describer, Encoding};
 use super::int::select::{encode_nested, prefixed, Chain, Estimate};
 use super::int::{self, transform, IntStream, Word};
+use super::scratch::Scratch;
 use super::zstd::{self, Frame};
 use super::{check_depth, is_empty_form, tags, Settings, Version};
 use crate::error::{corrupt, DecodeError};
@@ -238,7 +239,7 @@ fn round_within(x: f64, limit: f64) -> Option<i64> {
 }
 
 /// A column under one float transform: the streams it nests, before they are encoded.
-enum Transformed<'a, W: Clone> {
+enum Transformed<'a, W: Word> {
     Raw(Nested<'a, W>),
     Xor(Nested<'a, W>),
     Decimal {
@@ -255,22 +256,40 @@ enum Transformed<'a, W: Clone> {
 }
 
 /// A stream a float transform nests: its values and, once priced, the cascade chosen for them.
-struct Nested<'a, X: Clone> {
-    values: Cow<'a, [X]>,
+struct Nested<'a, X: Word> {
+    values: Values<'a, X>,
     estimate: Option<Estimate<X>>,
 }
 
+/// A nested stream's values: the column's own, or made from them.
+enum Values<'a, X: Word> {
+    Column(&'a [X]),
+    Made(Scratch<X>),
+}
+
 impl<'a, X: Word> Nested<'a, X> {
-    fn new(values: impl Into<Cow<'a, [X]>>) -> Self {
+    fn new(values: Values<'a, X>) -> Self {
         Nested {
-            values: values.into(),
+            values,
             estimate: None,
+        }
+    }
+
+    /// A stream of values made from the column's, `len` of them.
+    fn made(len: usize, values: impl Iterator<Item = X>) -> Self {
+        Nested::new(Values::Made(Scratch::collect(len, values)))
+    }
+
+    fn values(&self) -> &[X] {
+        match &self.values {
+            Values::Column(values) => values,
+            Values::Made(values) => values,
         }
     }
 
     /// Chooses the stream's cascade without encoding it; gives the size it should take.
     fn price(&mut self, settings: &Settings) -> usize {
-        let estimate = int::select::estimate(&self.values, settings);
+        let estimate = int::select::estimate(self.values(), settings);
         let size = estimate.size;
         self.estimate = Some(estimate);
         size
@@ -278,8 +297,8 @@ impl<'a, X: Word> Nested<'a, X> {
 
     fn encode(&self, settings: &Settings, out: &mut Vec<u8>) -> Version {
         match &self.estimate {
-            Some(estimate) => estimate.encode(&self.values, settings, out),
-            None => encode_nested(&self.values, settings, Chain::default(), out),
+            Some(estimate) => estimate.encode(self.values(), settings, out),
+            None => encode_nested(self.values(), settings, Chain::default(), out),
         }
     }
 
@@ -291,40 +310,37 @@ impl<'a, X: Word> Nested<'a, X> {
 impl<'a, W: FloatWord> Transformed<'a, W> {
     fn of(values: &'a [W], choice: Choice) -> Self {
         match choice {
-            Choice::Raw => Transformed::Raw(Nested::new(values)),
+            Choice::Raw => Transformed::Raw(Nested::new(Values::Column(values))),
             Choice::Xor => {
                 let mut previous = W::ZERO;
-                let xors: Vec<W> = (values.iter())
-                    .map(|&v| {
-                        let x = v ^ previous;
-                        previous = v;
-                        x
-                    })
-                    .collect();
-                Transformed::Xor(Nested::new(xors))
+                let xors = values.iter().map(|&v| {
+                    let x = v ^ previous;
+                    previous = v;
+                    x
+                });
+                Transformed::Xor(Nested::made(values.len(), xors))
             }
             Choice::Decimal(digits) => {
                 let scale = POW10[usize::from(digits)];
                 // Two passes that each fill a vector of known length, which the compiler keeps
                 // free of capacity checks, rather than one that pushes to both.
-                let ints: Vec<u64> = (values.iter())
-                    .map(|&value| decimal_int(value, scale) as u64)
-                    .collect();
-                let residuals: Vec<W> = (values.iter().zip(&ints))
-                    .map(|(&value, &n)| value.wrapping_sub(W::decimal(n as i64, digits)))
-                    .collect();
+                let ints = (values.iter()).map(|&value| decimal_int(value, scale) as u64);
+                let ints = Nested::made(values.len(), ints);
+                let residuals = (values.iter().zip(ints.values()))
+                    .map(|(&value, &n)| value.wrapping_sub(W::decimal(n as i64, digits)));
+                let residuals = Nested::made(values.len(), residuals);
                 Transformed::Decimal {
                     digits,
-                    ints: Nested::new(ints),
-                    residuals: Nested::new(residuals),
+                    ints,
+                    residuals,
                 }
             }
             Choice::Lossy(exponent) => {
                 let step = 2f64.powi(i32::from(exponent) + 1);
                 let tolerance = 2f64.powi(i32::from(exponent));
-                let mut ints = Vec::with_capacity(values.len());
-                let mut positions = Vec::new();
-                let mut exact = Vec::new();
+                let mut ints = Scratch::with_capacity(values.len());
+                let mut positions = Scratch::with_capacity(0);
+                let mut exact = Scratch::with_capacity(0);
                 let limit = W::EXACT_INT / 2.0;
                 for (index, &value) in values.iter().enumerate() {
                     let v = value.to_f64();
@@ -342,9 +358,9 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
                 }
                 Transformed::Lossy {
                     exponent,
-                    ints: Nested::new(ints),
-                    positions: Nested::new(positions),
-                    exact: Nested::new(exact),
+                    ints: Nested::new(Values::Made(ints)),
+                    positions: Nested::new(Values::Made(positions)),
+                    exact: Nested::new(Values::Made(exact)),
                 }
             }
         }
@@ -394,7 +410,7 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
                 out.push(FloatTag::Lossy as u8);
                 out.push(*exponent as u8);
                 let ints = ints.encode_prefixed(settings, out);
-                write_varint(out, positions.values.len() as u64);
+                write_varint(out, positions.values().len() as u64);
                 let positions = positions.encode_prefixed(settings, out);
                 (ints.max(positions)).max(exact.encode(settings, out))
             }

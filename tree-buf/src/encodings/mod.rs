@@ -16,6 +16,7 @@ pub(crate) mod describe;
 pub(crate) mod float;
 pub(crate) mod int;
 pub(crate) mod numbering;
+pub(crate) mod scratch;
 pub(crate) mod string;
 pub(crate) mod zstd;
 

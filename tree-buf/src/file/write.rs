@@ -3,6 +3,7 @@
 use super::MAGIC;
 use crate::branch::{key_string_siblings, Column, SchemaWriter};
 use crate::encodings::bytes::{varint_len, write_varint};
+use crate::encodings::scratch::reusing;
 use crate::encodings::Version;
 use crate::error::EncodeError;
 use crate::options::EncodeOptions;
@@ -104,8 +105,10 @@ fn encode_branches<'a>(
         branches.resize_with(columns.len(), Vec::new);
     }
     let branches = &mut branches[..columns.len()];
+    // Each column's temporaries are kept for the next pass over it, and freed after it: kept
+    // for the columns after it too, they raised the peak memory more than they saved time.
     let encode = |((column, group), out): (&(Column, Option<usize>), &mut Vec<u8>)| {
-        column.encode(*group, &options.settings, out)
+        reusing(|| column.encode(*group, &options.settings, out))
     };
     let bytes: usize = columns.iter().map(|(column, _)| column.bytes()).sum();
     let parallel = options.parallel && bytes >= PARALLEL_MIN_BYTES;

@@ -5,6 +5,7 @@
 
 use super::{bit_width, Word};
 use crate::encodings::numbering::Numbering;
+use crate::encodings::scratch::Scratch;
 
 /// The widest range of values kept in an array indexed by value, and its most slots per value of
 /// the column: an array is several times faster than hashing.
@@ -23,7 +24,7 @@ pub(super) enum Distinct<W> {
     Hashed {
         values: Vec<W>,
         slots: Vec<u64>,
-        at: Vec<u32>,
+        at: Scratch<u32>,
     },
 }
 
@@ -55,7 +56,7 @@ impl<W: Word> Distinct<W> {
         let mut far = Numbering::with_capacity(values.len().min(RESERVED));
         let mut far_slots: Vec<u32> = Vec::new();
         let mut distinct = Vec::new();
-        let mut at = Vec::with_capacity(values.len());
+        let mut at = Scratch::with_capacity(values.len());
         for &value in values {
             let offset = value.wrapping_sub(min);
             let slot = if offset < near_limit {
@@ -83,7 +84,7 @@ impl<W: Word> Distinct<W> {
             distinct[slot as usize] = value;
         }
         let mut slots = vec![0u64; distinct.len()];
-        for &slot in &at {
+        for &slot in at.iter() {
             slots[slot as usize] += 1;
         }
         Some(Distinct::Hashed {
@@ -120,9 +121,8 @@ impl<W: Word> Distinct<W> {
         match self {
             Distinct::Dense { min, slots } => (values.iter())
                 .for_each(|&value| f(value, slots[value.wrapping_sub(*min).low_u64() as usize])),
-            Distinct::Hashed { slots, at, .. } => {
-                (values.iter().zip(at)).for_each(|(&value, &slot)| f(value, slots[slot as usize]))
-            }
+            Distinct::Hashed { slots, at, .. } => (values.iter().zip(at.iter()))
+                .for_each(|(&value, &slot)| f(value, slots[slot as usize])),
         }
     }
 }

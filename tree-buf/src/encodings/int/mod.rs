@@ -40,6 +40,7 @@ use super::budget::Budget;
 use super::bytes::ByteReader;
 use super::describe::{Codec, Describer, Encoding};
 use super::numbering::Key;
+use super::scratch::Pooled;
 use super::zstd::{self, Frame};
 use super::{check_depth, is_empty_form, tags, Version};
 use crate::error::DecodeError;
@@ -150,6 +151,7 @@ impl<'a, W: Word> IntStream<'a, W> {
 /// An unsigned machine word that integer streams are made of.
 pub(crate) trait Word:
     Key
+    + Pooled
     + Copy
     + Default
     + Eq

@@ -22,6 +22,7 @@ use super::{
 };
 use crate::encodings::bytes::write_prefixed;
 use crate::encodings::numbering::Numbering;
+use crate::encodings::scratch::Scratch;
 use crate::encodings::{zstd, Settings, Version};
 
 /// The transforms a cascade has applied so far, and how deep it is.
@@ -270,7 +271,7 @@ pub(crate) fn encode_nested_prefixed<W: Word>(
 
 /// Writes what `encode` writes behind its byte length.
 pub(crate) fn prefixed(out: &mut Vec<u8>, encode: impl FnOnce(&mut Vec<u8>) -> Version) -> Version {
-    let mut nested = Vec::new();
+    let mut nested = Scratch::growable();
     let version = encode(&mut nested);
     write_prefixed(out, &nested);
     version

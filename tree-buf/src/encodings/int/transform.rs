@@ -9,6 +9,7 @@
 use super::select::{encode_nested, Chain};
 use super::{decode_nested, IntTag, Word};
 use crate::encodings::budget::Budget;
+use crate::encodings::scratch::Scratch;
 use crate::encodings::{Settings, Version};
 use crate::error::DecodeError;
 
@@ -31,7 +32,7 @@ pub(super) fn encode_zigzag<W: Word>(
     out: &mut Vec<u8>,
 ) -> Version {
     out.push(IntTag::Zigzag as u8);
-    let mapped: Vec<W> = values.iter().map(|&v| zigzag(v)).collect();
+    let mapped = Scratch::collect(values.len(), values.iter().map(|&v| zigzag(v)));
     encode_nested(&mapped, settings, chain.with(Chain::ZIGZAG), out)
 }
 
@@ -49,16 +50,14 @@ pub(super) fn decode_zigzag<W: Word>(
 }
 
 /// The differences between neighbours, the first value kept as it is.
-pub(super) fn deltas<W: Word>(values: &[W]) -> Vec<W> {
+pub(super) fn deltas<W: Word>(values: &[W]) -> Scratch<W> {
     let mut previous = W::ZERO;
-    values
-        .iter()
-        .map(|&value| {
-            let delta = value.wrapping_sub(previous);
-            previous = value;
-            delta
-        })
-        .collect()
+    let deltas = values.iter().map(|&value| {
+        let delta = value.wrapping_sub(previous);
+        previous = value;
+        delta
+    });
+    Scratch::collect(values.len(), deltas)
 }
 
 pub(super) fn encode_delta<W: Word>(
@@ -103,6 +102,6 @@ mod tests {
 
     #[test]
     fn deltas_wrap() {
-        assert_eq!(deltas(&[5u8, 3, 255, 0]), [5, 254, 252, 1]);
+        assert_eq!(*deltas(&[5u8, 3, 255, 0]), [5, 254, 252, 1]);
     }
 }
