@@ -10,6 +10,7 @@
 //!
 //! `cargo run --release -p tree-buf-benches --bin report [-- --quick] [--runs N] [--json PATH]`
 
+mod fixed_costs;
 mod summary;
 
 use std::hint::black_box;
@@ -543,13 +544,15 @@ fn main() {
     );
     archives(&countries, &games, &databank.batting, &settings.runs);
     drop((countries, games, databank));
+    let days = loaded(stocks::load());
     measure(
         "AAPL stock prices 2016",
-        &loaded(stocks::load()),
+        &days,
         true,
         Targets::DEFAULT,
         &mut settings,
     );
+    fixed_costs::print(&days, &settings.runs);
     measure(
         "Noise floats (generated mesh and sensor readings)",
         &noise::load(),
