@@ -72,7 +72,7 @@ pub fn print(days: &[Day], runs: &Runs) {
         ),
     ];
     let empty = costs("an empty `Vec<u64>`", &Vec::<u64>::new(), false, runs);
-    println!("\n## Fixed costs: one short column\n");
+    println!("\n### Fixed costs: one short column\n");
     println!(
         "Each field of the {} AAPL rows encoded as a column of its own, on one thread, so that \
          what encoding a column costs before its values shows; the empty vector is the cost of \
