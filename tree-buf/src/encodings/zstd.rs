@@ -252,9 +252,16 @@ impl ByteCounts {
     /// The order-0 entropy of the bytes counted, in whole bytes.
     fn entropy_bytes(&self) -> usize {
         let total = f64::from(self.0.iter().sum::<u32>());
+        let term = |count: u32| f64::from(count) * (total / f64::from(count)).log2();
+        // Small counts recur (in a short stream most bytes occur a few times): each one's term
+        // is taken once.
+        let mut small = [None; 64];
         let bits: f64 = (self.0.iter())
             .filter(|&&count| count > 0)
-            .map(|&count| f64::from(count) * (total / f64::from(count)).log2())
+            .map(|&count| match small.get_mut(count as usize) {
+                Some(known) => *known.get_or_insert_with(|| term(count)),
+                None => term(count),
+            })
             .sum();
         (bits / 8.0) as usize
     }
