@@ -113,20 +113,27 @@ fn files() {
         record.label = format!("Player Number {}", i * 7 % 23).into();
     }
     write(&dir, "people", &people);
-    // A walk whose steps are mostly a few sizes, with rare escapes: Huffman codes.
-    let steps: Vec<i32> = (0..500)
-        .map(|i: i32| match i * 7919 % 20 {
-            0..=9 => 1,
-            10..=14 => -3,
-            15..=18 => 250,
-            _ => i * 1013,
-        })
-        .scan(0, |position, step| {
-            *position += step;
-            Some(*position)
-        })
-        .collect();
-    write(&dir, "walk", &steps);
+    // A walk whose steps are mostly a few sizes, with rare escapes: Huffman codes, in four
+    // streams when the walk is long.
+    // `mix` picks each step: the index itself repeats with a period of 20, which run lengths
+    // code; its hash does not, which Huffman codes.
+    let walk = |len: i32, mix: fn(i32) -> i32| -> Vec<i32> {
+        (0..len)
+            .map(|i: i32| match mix(i) * 7919 % 20 {
+                0..=9 => 1,
+                10..=14 => -3,
+                15..=18 => 250,
+                _ => i * 1013,
+            })
+            .scan(0, |position, step| {
+                *position += step;
+                Some(*position)
+            })
+            .collect()
+    };
+    write(&dir, "walk", &walk(500, |i| i));
+    let hashed = |i: i32| ((i as u32).wrapping_mul(0x9e37_79b1) >> 8) as i32;
+    write(&dir, "long-walk", &walk(4103, hashed));
 
     let present = tree_buf_datasets::datasets_dir().is_some();
     if !present {

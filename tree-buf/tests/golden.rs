@@ -1,8 +1,9 @@
 //! Golden files: files of each format version, written once and checked in under
 //! `tests/golden/v1/`, `tests/golden/v2/` and so on, that every later tree-buf must keep decoding
 //! to the values built here. Version 2 added keyed string streams, version 3 Huffman-coded
-//! integers and version 4 archives (chunks, a footer); each version's folder holds the cases that use what it added, while the files
-//! written before stay as they are.
+//! integers, version 4 archives (chunks, a footer) and version 5 Huffman codes in four streams;
+//! each version's folder holds the cases that use what it added, while the files written before
+//! stay as they are.
 //!
 //! Each case is a name, a value built deterministically in code and the options it was encoded
 //! with, and the version folder its file is in. `golden_files_decode_to_their_values` decodes
@@ -45,7 +46,7 @@ use tree_buf::{
 use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
 /// The folders of the golden files, one for each format version.
-const VERSIONS: [&str; 4] = ["v1", "v2", "v3", "v4"];
+const VERSIONS: [&str; 5] = ["v1", "v2", "v3", "v4", "v5"];
 
 /// The folder of the golden files of a format version.
 fn golden_dir(version: &str) -> PathBuf {
@@ -819,31 +820,39 @@ fn appended_twice(rows: &[(u32, String)]) -> Vec<u8> {
     bytes
 }
 
-/// Columns whose values repeat unevenly, which version 3 writes as Huffman codes: steps of a walk
-/// drawn mostly from a few sizes (some never repeating, so escaped), short codes, and bytes.
-#[allow(clippy::type_complexity)]
-fn huffman_columns() -> (Vec<i64>, Vec<u32>, Vec<u8>) {
-    let mut state = 0x9e37_79b9u32;
-    let mut next = move || {
+/// A xorshift generator of 32-bit words from `state`.
+fn xorshift32(mut state: u32) -> impl FnMut() -> u32 {
+    move || {
         state ^= state << 13;
         state ^= state >> 17;
         state ^= state << 5;
         state
-    };
+    }
+}
+
+/// `len` positions of a walk whose steps `step` makes from words of `next`.
+fn walk(next: &mut impl FnMut() -> u32, len: usize, step: impl Fn(u32) -> i64) -> Vec<i64> {
     let mut position = 0i64;
-    let walk = (0..3000)
+    (0..len)
         .map(|_| {
-            let r = next();
-            position += match r % 100 {
-                0..=39 => 1,
-                40..=64 => -3,
-                65..=79 => 17,
-                80..=94 => -250,
-                _ => i64::from(r >> 8),
-            };
+            position += step(next());
             position
         })
-        .collect();
+        .collect()
+}
+
+/// Columns whose values repeat unevenly, which version 3 writes as Huffman codes: steps of a walk
+/// drawn mostly from a few sizes (some never repeating, so escaped), short codes, and bytes.
+#[allow(clippy::type_complexity)]
+fn huffman_columns() -> (Vec<i64>, Vec<u32>, Vec<u8>) {
+    let mut next = xorshift32(0x9e37_79b9);
+    let walk = walk(&mut next, 3000, |r| match r % 100 {
+        0..=39 => 1,
+        40..=64 => -3,
+        65..=79 => 17,
+        80..=94 => -250,
+        _ => i64::from(r >> 8),
+    });
     let codes = (0..2000)
         .map(|_| [7, 7, 7, 7, 90, 90, 4000][next() as usize % 7])
         .collect();
@@ -851,15 +860,35 @@ fn huffman_columns() -> (Vec<i64>, Vec<u32>, Vec<u8>) {
     (walk, codes, bytes)
 }
 
+/// Columns long enough for their Huffman codes to be in four streams (version 5): a walk of
+/// 10,001 positions whose rare long jumps are escaped, and 5,003 codes of which more than one in
+/// sixteen is escaped; neither a multiple of four values.
+fn huffman_stream_columns() -> (Vec<i64>, Vec<u16>) {
+    let mut next = xorshift32(0x2545_f491);
+    let walk = walk(&mut next, 10_001, |r| match r % 100 {
+        0..=44 => 2,
+        45..=69 => -5,
+        70..=84 => 31,
+        85..=97 => -400,
+        _ => i64::from(r >> 12),
+    });
+    let codes = (0..5_003)
+        .map(|_| match next() {
+            r if r % 10 <= 5 => 12,
+            r if r % 10 <= 7 => 345,
+            r => (r >> 16) as u16,
+        })
+        .collect();
+    (walk, codes)
+}
+
 /// Sibling strings that follow one another (names given ids, with a few exceptions, some of them
 /// optional), which version 2 writes as keyed streams.
 fn keyed_people() -> Vec<(String, Option<String>, Option<String>, String)> {
-    let mut state = 0x2545_f491u32;
+    let mut next = xorshift32(0x2545_f491);
     (0..1500u32)
         .map(|i| {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
+            let state = next();
             let player = state % 45;
             let name = match i % 97 {
                 3 => "Renamed".to_owned(),
@@ -979,6 +1008,15 @@ fn cases() -> Vec<Case> {
                 PartialEq::eq,
             ),
         ),
+        written_in(
+            "v5",
+            case(
+                "huffman_streams",
+                defaults(),
+                huffman_stream_columns(),
+                PartialEq::eq,
+            ),
+        ),
         archive_case(
             "archive_games",
             || retrosheet::generate(12, 8),
@@ -1094,6 +1132,7 @@ fn version_needed(bytes: &[u8]) -> u8 {
             .expect("a file just written has a breakdown");
     let encodings = (breakdown.branches.iter()).flat_map(|branch| branch.encoding.iter());
     (encodings.map(|encoding| match encoding.codec {
+        Codec::Huffman { streams: 4, .. } => 5,
         Codec::Huffman { .. } => 3,
         Codec::Keyed { .. } => 2,
         _ => 1,
@@ -1119,7 +1158,7 @@ fn files_written_now_declare_the_lowest_version_that_holds_them() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // The cases hold something of every version, so each is declared by some file.
-    assert_eq!(declared, BTreeSet::from([1, 2, 3, 4]));
+    assert_eq!(declared, BTreeSet::from([1, 2, 3, 4, 5]));
 }
 
 /// At most this many bit flips per file. A file of more bits has every `stride`-th bit flipped,

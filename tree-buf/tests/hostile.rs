@@ -533,12 +533,12 @@ fn headers_are_checked() {
     assert_kind::<u8>(b"TB", DecodeErrorKind::Truncated);
     assert_kind::<u8>(b"{\"json\": true}", DecodeErrorKind::NotTreeBuf);
     let mut bytes = encode(&1u8);
-    bytes[4] = 5;
+    bytes[4] = 6;
     assert_kind::<u8>(&bytes, DecodeErrorKind::UnsupportedVersion);
     bytes[4] = 0;
     assert_kind::<u8>(&bytes, DecodeErrorKind::UnsupportedVersion);
     // A file that uses nothing added since version 1 reads under any number up to the current.
-    for version in 1..=4 {
+    for version in 1..=5 {
         bytes[4] = version;
         assert_eq!(
             decode_with_options::<u8>(&bytes, &DecodeOptions::default().verify_checksums(false))
@@ -775,7 +775,14 @@ fn a_file_may_use_no_encoding_newer_than_its_version() {
         .unwrap()
     };
     let unchecked = DecodeOptions::default().verify_checksums(false);
-    // Huffman codes came in version 3, keyed string streams in version 2.
+    // Huffman codes in four streams came in version 5, Huffman codes in version 3, keyed string
+    // streams in version 2.
+    let mut streams = golden("v5/huffman_streams.tb");
+    assert!(decode_with_options::<(Vec<i64>, Vec<u16>)>(&streams, &unchecked).is_ok());
+    streams[4] = 4;
+    let error = decode_with_options::<(Vec<i64>, Vec<u16>)>(&streams, &unchecked).unwrap_err();
+    assert_eq!(error.kind(), DecodeErrorKind::Corrupt);
+    assert!(error.message().contains("format version 5"), "{error}");
     type Huffman = (Vec<i64>, Vec<u32>, Vec<u8>);
     type Keyed = Vec<(String, Option<String>, Option<String>, String)>;
     let mut huffman = golden("v3/huffman_columns.tb");

@@ -123,7 +123,10 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
 
     /// An archive written to `sink` with `options`. Nothing is written until the first chunk
     /// is complete (or [`Self::finish`]).
-    pub fn with_options(sink: W, options: ArchiveOptions) -> Result<Self, ArchiveError> {
+    pub fn with_options(sink: W, mut options: ArchiveOptions) -> Result<Self, ArchiveError> {
+        // The header declares version 4 before any chunk is encoded, and appended chunks keep
+        // to what the archive declared: no chunk uses an encoding of a later version.
+        options.encode.settings.newest = Version::ARCHIVE;
         Ok(ArchiveWriter {
             sink,
             options,

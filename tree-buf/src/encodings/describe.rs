@@ -87,6 +87,8 @@ pub enum Codec {
         symbols: u64,
         /// The number of escaped integers.
         escapes: u64,
+        /// The streams the codes are in: 1, or 4 read in turn (format version 5).
+        streams: u64,
     },
     /// A zstd frame around a stream of the same family. Child: the stream inside (whose `bytes`
     /// are `content_bytes`), when the description decompressed it
@@ -209,8 +211,16 @@ impl fmt::Display for Encoding {
                 child(0),
                 child(1)
             ),
-            Codec::Huffman { symbols, escapes } => {
-                write!(f, "huffman({symbols} codes, values: {}", child(1))?;
+            Codec::Huffman {
+                symbols,
+                escapes,
+                streams,
+            } => {
+                write!(f, "huffman({symbols} codes")?;
+                if *streams > 1 {
+                    write!(f, " in {streams} streams")?;
+                }
+                write!(f, ", values: {}", child(1))?;
                 if *escapes > 0 {
                     write!(f, ", {escapes} escaped: {}", child(2))?;
                 }

@@ -38,9 +38,11 @@ impl Version {
     pub(crate) const HUFFMAN: Version = Version(3);
     /// Archives: files of many chunks, with a footer.
     pub(crate) const ARCHIVE: Version = Version(4);
+    /// Huffman codes in four streams, read in turn.
+    pub(crate) const STREAMS: Version = Version(5);
     /// The newest version, which this library reads with every earlier one: a file of an
     /// earlier version is a file of a later one that uses none of what came after.
-    pub(crate) const NEWEST: Version = Version::ARCHIVE;
+    pub(crate) const NEWEST: Version = Version::STREAMS;
 }
 
 /// The deepest level of nesting a stream may have: a branch's own stream is at level 0, and every
@@ -142,6 +144,9 @@ pub(crate) struct Settings {
     /// Float columns whose mantissas are noise price every number of decimal digits, not just
     /// the likeliest: several times the encoding work on them, for a few percent fewer bytes.
     pub(crate) every_float_digits: bool,
+    /// The newest format version whose encodings may be written: an archive's chunks keep to
+    /// the version its header declared before they were encoded.
+    pub(crate) newest: Version,
 }
 
 impl Settings {
@@ -207,6 +212,7 @@ impl Default for Settings {
             byte_aligned: false,
             float_tolerance: None,
             every_float_digits: true,
+            newest: Version::NEWEST,
         }
     }
 }

@@ -16,6 +16,13 @@
 //!            order of (length, symbol), symbols in the order of `lengths`; each code is written
 //!            from its first bit, bits filling each byte from the least significant; the last
 //!            byte is padded with zeros
+//!
+//! huffman_streams := 0x0e symbols:varint lengths:prefixed values:prefixed escapes:varint
+//!                    escaped:prefixed size:varint{3} codes{4}
+//!   (version 5) as huffman, but the codes are in four streams, the first three `size` bytes
+//!   long and the fourth the rest: with q = ceil(count / 4), stream k holds the codes of values
+//!   k*q up to min((k+1)*q, count), each stream padded as `codes` is; escapes take the escaped
+//!   values in the order of the values
 //! ```
 //!
 //! The code lengths must satisfy Kraft's inequality; a code that is not complete leaves bit
@@ -38,6 +45,12 @@ const MAX_CODE_LEN: u32 = 15;
 const MAX_SYMBOLS: usize = (1 << MAX_CODE_LEN) - 1;
 /// Columns shorter than this are not worth a code table.
 pub(super) const MIN_VALUES: usize = 64;
+/// Columns of at least this many values have their codes in four streams (version 5), read in
+/// turn so that four chains of table reads overlap; below it, the three sizes and the padding
+/// would cost more than the reading saves.
+const STREAMS_MIN_VALUES: usize = 1 << 12;
+/// The code streams of a Huffman stream in four.
+const STREAMS: usize = 4;
 /// A long column's distinct values are first judged on this many windows of this many
 /// neighbours.
 const SAMPLE_WINDOWS: usize = 64;
@@ -150,25 +163,46 @@ impl<W: Word> Plan<W> {
         let chain = chain.with(Chain::DICTIONARY | Chain::HUFFMAN);
         let escape = self.values.len();
         let codes = canonical_codes(&self.lengths);
+        let in_streams = values.len() >= STREAMS_MIN_VALUES && settings.newest >= Version::STREAMS;
+        // Value `i` goes to stream `i / quarter`: one stream unless in four.
+        let quarter = match in_streams {
+            true => values.len().div_ceil(STREAMS),
+            false => values.len().max(1),
+        };
+        let stream_bytes = self.code_bits.div_ceil(8) as usize / STREAMS + 8;
+        let mut streams: [BitWriter; STREAMS] =
+            std::array::from_fn(|_| BitWriter::with_capacity(stream_bytes));
         let mut escaped = Vec::with_capacity(self.escapes);
-        let mut bits = BitWriter::with_capacity(self.code_bits.div_ceil(8) as usize);
+        let mut index = 0;
         self.symbols.numbers(values, |value, symbol| {
             let symbol = symbol as usize;
             if symbol == escape {
                 escaped.push(value);
             }
             let (code, length) = codes[symbol];
-            bits.write(code, length);
+            streams[index / quarter].write(code, length);
+            index += 1;
         });
-        out.push(IntTag::Huffman as u8);
+        let (tag, mut version) = match in_streams {
+            true => (IntTag::HuffmanStreams, Version::STREAMS),
+            false => (IntTag::Huffman, Version::HUFFMAN),
+        };
+        out.push(tag as u8);
         write_varint(out, self.values.len() as u64);
         let lengths: Vec<u8> = self.lengths.iter().map(|&l| l as u8).collect();
-        let mut version = Version::HUFFMAN;
         version = version.max(encode_nested_prefixed(&lengths, settings, chain, out));
         version = version.max(encode_nested_prefixed(&self.values, settings, chain, out));
         write_varint(out, escaped.len() as u64);
         version = version.max(encode_nested_prefixed(&escaped, settings, chain, out));
-        out.extend_from_slice(&bits.finish());
+        let streams = streams.map(BitWriter::finish);
+        if in_streams {
+            for stream in &streams[..STREAMS - 1] {
+                write_varint(out, stream.len() as u64);
+            }
+        }
+        for stream in &streams {
+            out.extend_from_slice(stream);
+        }
         version
     }
 }
@@ -494,24 +528,133 @@ impl<'a> CodeReader<'a> {
         }
     }
 
-    /// Fills `out` with the next codes, each made a value by `value` from its symbol. A bit
-    /// pattern that begins no code reads as [`UNASSIGNED`] and consumes nothing.
+    /// The next bits, from the position on: enough for `codes_per_read` codes.
+    #[inline(always)]
+    fn window(&self) -> u64 {
+        bits_at(self.codes, self.position >> 3) >> (self.position & 7)
+    }
+
+    /// Reads the code at the start of `window`, the bits from the position on, and moves past
+    /// it; gives its symbol. A bit pattern that begins no code reads as [`UNASSIGNED`] and
+    /// consumes nothing.
+    #[inline(always)]
+    fn step(&mut self, window: &mut u64) -> usize {
+        let mut entry = self.table[(*window & self.primary_mask) as usize];
+        if entry & LONG != 0 {
+            let index = ((*window >> self.primary_bits) & self.secondary_mask) as usize;
+            entry = self.table[(entry >> 8) as usize + index];
+        }
+        let length = entry & 0xff;
+        *window >>= length;
+        self.position += length as usize;
+        (entry >> 8) as usize
+    }
+
+    /// Fills `out` with the next codes, each made a value by `value` from its symbol.
     #[inline(always)]
     fn read<T>(&mut self, out: &mut [T], mut value: impl FnMut(usize) -> T) {
         for group in out.chunks_mut(self.codes_per_read) {
-            let mut window = bits_at(self.codes, self.position >> 3) >> (self.position & 7);
+            let mut window = self.window();
             for slot in group {
-                let mut entry = self.table[(window & self.primary_mask) as usize];
-                if entry & LONG != 0 {
-                    let index = ((window >> self.primary_bits) & self.secondary_mask) as usize;
-                    entry = self.table[(entry >> 8) as usize + index];
-                }
-                let length = entry & 0xff;
-                window >>= length;
-                self.position += length as usize;
-                *slot = value((entry >> 8) as usize);
+                *slot = value(self.step(&mut window));
             }
         }
+    }
+}
+
+/// Fills each of `out` with the symbols of its reader's codes, one code of each reader in
+/// turn, so that their chains of table reads overlap. The slices are longest first.
+fn read_in_turn(readers: &mut [CodeReader<'_>; STREAMS], out: [&mut [u16]; STREAMS]) {
+    let per_read = readers[0].codes_per_read;
+    // As many codes of each as all four have, in whole reads.
+    let common = out[STREAMS - 1].len() / per_read * per_read;
+    let [a, b, c, d] = out;
+    let [ra, rb, rc, rd] = readers;
+    let groups = (a[..common].chunks_exact_mut(per_read))
+        .zip(b[..common].chunks_exact_mut(per_read))
+        .zip(c[..common].chunks_exact_mut(per_read))
+        .zip(d[..common].chunks_exact_mut(per_read));
+    for (((a, b), c), d) in groups {
+        let mut windows = [ra.window(), rb.window(), rc.window(), rd.window()];
+        for (((a, b), c), d) in a.iter_mut().zip(b).zip(c).zip(d) {
+            *a = ra.step(&mut windows[0]) as u16;
+            *b = rb.step(&mut windows[1]) as u16;
+            *c = rc.step(&mut windows[2]) as u16;
+            *d = rd.step(&mut windows[3]) as u16;
+        }
+    }
+    for (reader, out) in [ra, rb, rc, rd].into_iter().zip([a, b, c, d]) {
+        reader.read(&mut out[common..], |symbol| symbol as u16);
+    }
+}
+
+/// Checks that codes read up to bit `position` end in the last byte of `codes`, and that the
+/// rest of that byte is zeros, so that one set of values has one encoding.
+fn check_end(codes: &[u8], position: usize) -> Result<(), DecodeError> {
+    if position.div_ceil(8) != codes.len() {
+        return Err(if position.div_ceil(8) > codes.len() {
+            truncated("the Huffman codes run past their bytes")
+        } else {
+            corrupt("bytes left over after the Huffman codes")
+        });
+    }
+    let padding = codes.last().map_or(0, |&last| last >> (position % 8));
+    if position % 8 != 0 && padding != 0 {
+        return Err(corrupt("the padding after the Huffman codes is not zero"));
+    }
+    Ok(())
+}
+
+/// Where a Huffman stream's codes are: in one stream, or in four of about a quarter each.
+#[derive(Clone, Copy)]
+enum Codes<'a> {
+    One(&'a [u8]),
+    Four([&'a [u8]; STREAMS]),
+}
+
+/// The values of decoded symbols: coded ones from `values`, escapes from `escaped` in order.
+/// Escape codes are counted in `next_escape` and symbols above the escape's noted in
+/// `unassigned`, so that the loop has no error exit; the caller checks both.
+struct Symbols<'v, W> {
+    values: &'v [W],
+    escaped: &'v [W],
+    next_escape: usize,
+    unassigned: bool,
+}
+
+impl<W: Word> Symbols<'_, W> {
+    /// Fails if a code was unassigned or escapes outnumbered the `escapes` escaped values.
+    fn check(&self, escapes: usize) -> Result<(), DecodeError> {
+        if self.unassigned {
+            return Err(corrupt("a Huffman code that the lengths do not assign"));
+        }
+        if self.next_escape > escapes {
+            return Err(corrupt("more escape codes than escaped values"));
+        }
+        Ok(())
+    }
+
+    /// Appends the values of `symbols` to `out`, without a branch on escapes.
+    fn extend(&mut self, symbols: &[u16], out: &mut Vec<W>) {
+        let escape = self.values.len();
+        let last = escape - 1;
+        out.extend(symbols.iter().map(|&symbol| {
+            let symbol = usize::from(symbol);
+            let coded = self
+                .values
+                .get(symbol.min(last))
+                .copied()
+                .unwrap_or_default();
+            let escaped = (self.escaped.get(self.next_escape).copied()).unwrap_or_default();
+            let is_escape = symbol == escape;
+            self.unassigned |= symbol > escape;
+            self.next_escape += usize::from(is_escape);
+            if is_escape {
+                escaped
+            } else {
+                coded
+            }
+        }));
     }
 }
 
@@ -522,21 +665,47 @@ pub(crate) struct Header<'a> {
     values: &'a [u8],
     escapes: usize,
     escaped: &'a [u8],
-    codes: &'a [u8],
+    codes: Codes<'a>,
 }
 
 impl<'a> Header<'a> {
-    /// Reads the header from `body`, the bytes after the tag.
-    pub(super) fn parse(body: &'a [u8]) -> Result<Self, DecodeError> {
+    /// Reads the header from `body`, the bytes after the tag: of a stream with its codes in
+    /// four streams (`HuffmanStreams`) or in one.
+    pub(super) fn parse(body: &'a [u8], in_streams: bool) -> Result<Self, DecodeError> {
         let mut reader = ByteReader::new(body);
+        let (symbols, lengths, values) = (reader.count(0)?, reader.prefixed()?, reader.prefixed()?);
+        let (escapes, escaped) = (reader.count(0)?, reader.prefixed()?);
+        let codes = match in_streams {
+            false => Codes::One(reader.rest()),
+            true => {
+                let mut sizes = [0; STREAMS - 1];
+                for size in &mut sizes {
+                    *size = reader.count(1)?;
+                }
+                let mut streams = [&[][..]; STREAMS];
+                for (stream, &size) in streams.iter_mut().zip(&sizes) {
+                    *stream = reader.take(size)?;
+                }
+                streams[STREAMS - 1] = reader.rest();
+                Codes::Four(streams)
+            }
+        };
         Ok(Header {
-            symbols: reader.count(0)?,
-            lengths: reader.prefixed()?,
-            values: reader.prefixed()?,
-            escapes: reader.count(0)?,
-            escaped: reader.prefixed()?,
-            codes: reader.rest(),
+            symbols,
+            lengths,
+            values,
+            escapes,
+            escaped,
+            codes,
         })
+    }
+
+    /// The format version that added this stream's layout.
+    pub(super) fn version(&self) -> Version {
+        match self.codes {
+            Codes::One(_) => Version::HUFFMAN,
+            Codes::Four(_) => Version::STREAMS,
+        }
     }
 
     pub(super) fn decode<W: Word>(
@@ -582,10 +751,13 @@ impl<'a> Header<'a> {
         budget.charge(escapes, W::BYTES)?;
         let escaped = decode_nested::<W>(self.escaped, escapes, budget, depth + 1)?;
         // Every code takes at least a bit.
-        if count > codes.len().saturating_mul(8) {
+        let code_bytes = match codes {
+            Codes::One(codes) => codes.len(),
+            Codes::Four(streams) => streams.iter().map(|stream| stream.len()).sum(),
+        };
+        if count > code_bytes.saturating_mul(8) {
             return Err(truncated(format!(
-                "{} bytes of Huffman codes cannot hold {count} values",
-                codes.len()
+                "{code_bytes} bytes of Huffman codes cannot hold {count} values"
             )));
         }
         // The table is charged like decoded values, so that many small streams with long codes
@@ -594,67 +766,64 @@ impl<'a> Header<'a> {
         let (mut table, symbol_codes) = DecodingTable::layout(&lengths, longest);
         budget.charge(table.size(), 4)?;
         table.fill(&symbol_codes);
-        let mut reader = CodeReader::new(codes, &table);
 
         // Every symbol indexes `values` but the escape's, whose values come from `escaped` in
-        // order. Unassigned bit patterns and escape codes are counted, and the stream rejected
-        // after the loops, which have no error exit.
+        // order.
         let escape = symbols;
-        let mut next_escape = 0usize;
-        let mut unassigned = false;
+        let mut mapping = Symbols {
+            values: &values,
+            escaped: &escaped,
+            next_escape: 0,
+            unassigned: false,
+        };
         let mut out = Vec::with_capacity(count);
-        let mut decoded = [W::ZERO; CHUNK];
-        if escapes.saturating_mul(RARE_ESCAPES) <= count {
-            for start in (0..count).step_by(CHUNK) {
-                let decoded = &mut decoded[..CHUNK.min(count - start)];
-                reader.read(decoded, |symbol| match values.get(symbol) {
-                    Some(&value) => value,
-                    None => {
-                        unassigned |= symbol != escape;
-                        next_escape += 1;
-                        escaped.get(next_escape - 1).copied().unwrap_or_default()
+        match codes {
+            Codes::One(codes) => {
+                let mut reader = CodeReader::new(codes, &table);
+                if escapes.saturating_mul(RARE_ESCAPES) <= count {
+                    let mut decoded = [W::ZERO; CHUNK];
+                    for start in (0..count).step_by(CHUNK) {
+                        let decoded = &mut decoded[..CHUNK.min(count - start)];
+                        reader.read(decoded, |symbol| match values.get(symbol) {
+                            Some(&value) => value,
+                            None => {
+                                mapping.unassigned |= symbol != escape;
+                                mapping.next_escape += 1;
+                                (escaped.get(mapping.next_escape - 1).copied()).unwrap_or_default()
+                            }
+                        });
+                        out.extend_from_slice(decoded);
                     }
-                });
-                out.extend_from_slice(decoded);
-            }
-        } else {
-            let last = symbols - 1;
-            let mut chunk = [0usize; CHUNK];
-            for start in (0..count).step_by(CHUNK) {
-                let chunk = &mut chunk[..CHUNK.min(count - start)];
-                reader.read(chunk, |symbol| symbol);
-                let decoded = &mut decoded[..chunk.len()];
-                for (value, &symbol) in decoded.iter_mut().zip(chunk.iter()) {
-                    let coded = values.get(symbol.min(last)).copied().unwrap_or_default();
-                    let escaped = escaped.get(next_escape).copied().unwrap_or_default();
-                    let is_escape = symbol == escape;
-                    unassigned |= symbol > escape;
-                    next_escape += usize::from(is_escape);
-                    *value = if is_escape { escaped } else { coded };
+                } else {
+                    let mut chunk = [0u16; CHUNK];
+                    for start in (0..count).step_by(CHUNK) {
+                        let chunk = &mut chunk[..CHUNK.min(count - start)];
+                        reader.read(chunk, |symbol| symbol as u16);
+                        mapping.extend(chunk, &mut out);
+                    }
                 }
-                out.extend_from_slice(decoded);
+                mapping.check(escapes)?;
+                check_end(codes, reader.position)?;
+            }
+            Codes::Four(streams) => {
+                // The symbols are read first, stream by stream in turn, then made values in
+                // order, which is the escaped values' order.
+                budget.charge(count, 2)?;
+                let mut decoded = vec![0u16; count];
+                let quarter = count.div_ceil(STREAMS);
+                let (first, rest) = decoded.split_at_mut(quarter.min(count));
+                let (second, rest) = rest.split_at_mut(quarter.min(rest.len()));
+                let (third, fourth) = rest.split_at_mut(quarter.min(rest.len()));
+                let mut readers = streams.map(|stream| CodeReader::new(stream, &table));
+                read_in_turn(&mut readers, [first, second, third, fourth]);
+                mapping.extend(&decoded, &mut out);
+                mapping.check(escapes)?;
+                for (stream, reader) in streams.iter().zip(&readers) {
+                    check_end(stream, reader.position)?;
+                }
             }
         }
-        let position = reader.position;
-        if unassigned {
-            return Err(corrupt("a Huffman code that the lengths do not assign"));
-        }
-        if next_escape > escapes {
-            return Err(corrupt("more escape codes than escaped values"));
-        }
-        if position.div_ceil(8) != codes.len() {
-            return Err(if position.div_ceil(8) > codes.len() {
-                truncated("the Huffman codes run past their bytes")
-            } else {
-                corrupt("bytes left over after the Huffman codes")
-            });
-        }
-        // The padding of the last byte is zeros, so that one set of values has one encoding.
-        let padding = codes.last().map_or(0, |&last| last >> (position % 8));
-        if position % 8 != 0 && padding != 0 {
-            return Err(corrupt("the padding after the Huffman codes is not zero"));
-        }
-        if next_escape < escapes {
+        if mapping.next_escape < escapes {
             return Err(corrupt("escaped values left over after the Huffman codes"));
         }
         Ok(out)
@@ -665,6 +834,10 @@ impl<'a> Header<'a> {
             Codec::Huffman {
                 symbols: self.symbols as u64,
                 escapes: self.escapes as u64,
+                streams: match self.codes {
+                    Codes::One(_) => 1,
+                    Codes::Four(_) => STREAMS as u64,
+                },
             },
             vec![
                 describe::<u8>(self.lengths, at.nested()),
@@ -679,6 +852,7 @@ impl<'a> Header<'a> {
 mod tests {
     use super::super::tests::shapes;
     use super::*;
+    use crate::encodings::bytes::varint_len;
     use crate::encodings::test_len;
 
     /// The plan for `values`, their extremes found here.
@@ -688,17 +862,35 @@ mod tests {
         Plan::of(values, min, max)
     }
 
-    fn encoded<W: Word>(values: &[W]) -> Option<Vec<u8>> {
+    /// `values` Huffman-coded by a writer of version `newest`, if they have a plan.
+    fn encoded_for<W: Word>(values: &[W], newest: Version) -> Option<Vec<u8>> {
         let plan = plan(values)?;
         let mut out = Vec::new();
-        let version = plan.encode(values, &Settings::default(), Chain::default(), &mut out);
-        assert_eq!(version, Version::HUFFMAN);
+        let settings = Settings {
+            newest,
+            ..Settings::default()
+        };
+        let version = plan.encode(values, &settings, Chain::default(), &mut out);
+        let in_streams = values.len() >= STREAMS_MIN_VALUES && newest >= Version::STREAMS;
+        let (tag, expected) = match in_streams {
+            true => (IntTag::HuffmanStreams, Version::STREAMS),
+            false => (IntTag::Huffman, Version::HUFFMAN),
+        };
+        assert_eq!((out[0], version), (tag as u8, expected));
         Some(out)
     }
 
+    fn encoded<W: Word>(values: &[W]) -> Option<Vec<u8>> {
+        encoded_for(values, Version::NEWEST)
+    }
+
     fn decoded<W: Word>(stream: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
-        assert_eq!(stream.first(), Some(&(IntTag::Huffman as u8)));
-        Header::parse(&stream[1..])?.decode(count, &mut Budget::new(u64::MAX), 0)
+        let in_streams = match stream.first().and_then(|&tag| IntTag::from_byte(tag)) {
+            Some(IntTag::Huffman) => false,
+            Some(IntTag::HuffmanStreams) => true,
+            other => panic!("not a Huffman stream: {other:?}"),
+        };
+        Header::parse(&stream[1..], in_streams)?.decode(count, &mut Budget::new(u64::MAX), 0)
     }
 
     #[test]
@@ -885,7 +1077,8 @@ mod tests {
     /// bits of each level of the table the stream decodes with.
     fn agrees_with_the_reference(values: &[u64]) -> (u32, u32) {
         let plan = plan(values).unwrap();
-        let out = encoded(values).unwrap();
+        // In one stream, whose codes are the tail.
+        let out = encoded_for(values, Version::HUFFMAN).unwrap();
         // The codes are the stream's tail: their length follows from the plan's bit count.
         let codes = &out[out.len() - plan.code_bits.div_ceil(8) as usize..];
         // A value's symbol is its place in the table, or the escape past the table's end.
@@ -898,6 +1091,8 @@ mod tests {
             expected
         );
         assert_eq!(decoded::<u64>(&out, values.len()).unwrap(), values);
+        let in_streams = encoded(values).unwrap();
+        assert_eq!(decoded::<u64>(&in_streams, values.len()).unwrap(), values);
         let longest = plan.lengths.iter().copied().max().unwrap();
         let (table, _) = DecodingTable::layout(&plan.lengths, longest);
         (table.primary_bits, table.secondary_bits)
@@ -916,6 +1111,77 @@ mod tests {
             );
             assert!(secondary_bits > 0);
         }
+    }
+
+    /// Codes in four streams decode as in one, whatever the count modulo four, with escapes
+    /// rare or frequent, and cost only the sizes of three streams and their padding.
+    #[test]
+    // Columns of thousands of values.
+    #[cfg_attr(miri, ignore)]
+    fn codes_in_four_streams_decode_as_in_one() {
+        for len in [STREAMS_MIN_VALUES, 4097, 4098, 4099, 10_001] {
+            let rare = skewed(len);
+            let frequent: Vec<u64> = (0..len as u64)
+                .map(|i| if i % 3 == 0 { 7 } else { i * 7919 })
+                .collect();
+            let constant_run: Vec<u64> = (0..len as u64).map(|i| u64::from(i < 5)).collect();
+            for values in [rare, frequent, constant_run] {
+                let one = encoded_for(&values, Version::HUFFMAN).unwrap();
+                let four = encoded(&values).unwrap();
+                assert_eq!(decoded::<u64>(&four, len).unwrap(), values, "{len} values");
+                assert!(four.len() <= one.len() + 3 * 3 + 3, "{len} values");
+                let description = describe::<u64>(&four, Describer::new(false)).to_string();
+                assert!(description.contains("in 4 streams"), "{description}");
+            }
+        }
+        // Below the threshold, one stream.
+        let short = skewed(STREAMS_MIN_VALUES - 1);
+        assert_eq!(encoded(&short).unwrap()[0], IntTag::Huffman as u8);
+    }
+
+    #[test]
+    // Columns of thousands of values.
+    #[cfg_attr(miri, ignore)]
+    fn hostile_four_stream_codes_are_errors() {
+        let values = skewed(STREAMS_MIN_VALUES + 3);
+        let good = encoded(&values).unwrap();
+        let fails = |stream: &[u8]| decoded::<u64>(stream, values.len()).is_err();
+        assert!(!fails(&good));
+        for end in 1..good.len() {
+            assert!(fails(&good[..end]), "truncated to {end}");
+        }
+        // The sizes of the first three streams come just before the streams.
+        let header = Header::parse(&good[1..], true).unwrap();
+        let Codes::Four(streams) = header.codes else {
+            panic!("not in four streams");
+        };
+        let sizes_at = good.len() - streams.iter().map(|s| s.len()).sum::<usize>();
+        let sizes_len: usize = (streams[..STREAMS - 1].iter())
+            .map(|stream| varint_len(stream.len() as u64))
+            .sum();
+        let sizes_start = sizes_at - sizes_len;
+        // A byte moved from the second stream to the first, both sizes and lengths kept valid.
+        let mut shifted = good[..sizes_start].to_vec();
+        write_varint(&mut shifted, streams[0].len() as u64 + 1);
+        write_varint(&mut shifted, streams[1].len() as u64 - 1);
+        write_varint(&mut shifted, streams[2].len() as u64);
+        shifted.extend_from_slice(&good[sizes_at..]);
+        assert!(fails(&shifted), "streams of other lengths");
+        // A size past the end.
+        let mut past = good[..sizes_start].to_vec();
+        write_varint(&mut past, good.len() as u64);
+        write_varint(&mut past, 0);
+        write_varint(&mut past, 0);
+        past.extend_from_slice(&good[sizes_at..]);
+        assert!(fails(&past), "a stream past the end");
+        // Non-zero padding at the end of the first stream.
+        let first_end = sizes_at + streams[0].len() - 1;
+        let mut padded = good.clone();
+        padded[first_end] |= 0x80;
+        assert!(
+            fails(&padded) || padded == good,
+            "non-zero padding in a stream"
+        );
     }
 
     #[test]

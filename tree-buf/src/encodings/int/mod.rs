@@ -42,7 +42,7 @@ use super::describe::{Codec, Describer, Encoding};
 use super::numbering::Key;
 use super::scratch::Pooled;
 use super::zstd::{self, Frame};
-use super::{check_depth, is_empty_form, tags, Version};
+use super::{check_depth, is_empty_form, tags};
 use crate::error::DecodeError;
 
 pub(crate) use select::encode;
@@ -61,6 +61,7 @@ tags! {
         Zstd = zstd::TAG,
         GroupDictionary = 0x0c,
         Huffman = 0x0d,
+        HuffmanStreams = 0x0e,
     }
 }
 
@@ -98,7 +99,8 @@ impl<'a, W: Word> IntStream<'a, W> {
             IntTag::GroupDictionary => {
                 IntStream::Dictionary(dictionary::Dictionary::parse_groups(body)?)
             }
-            IntTag::Huffman => IntStream::Huffman(huffman::Header::parse(body)?),
+            IntTag::Huffman => IntStream::Huffman(huffman::Header::parse(body, false)?),
+            IntTag::HuffmanStreams => IntStream::Huffman(huffman::Header::parse(body, true)?),
             IntTag::Zstd => IntStream::Zstd(Frame::parse(body)?),
         })
     }
@@ -120,7 +122,7 @@ impl<'a, W: Word> IntStream<'a, W> {
             IntStream::Rle(runs) => runs.decode(count, budget, depth),
             IntStream::Dictionary(dictionary) => dictionary.decode(count, budget, depth),
             IntStream::Huffman(huffman) => {
-                budget.require(Version::HUFFMAN, "a Huffman stream")?;
+                budget.require(huffman.version(), "a Huffman stream")?;
                 huffman.decode(count, budget, depth)
             }
             IntStream::Zstd(frame) => {
