@@ -169,9 +169,15 @@ impl<W: Word> Plan<W> {
             true => values.len().div_ceil(STREAMS),
             false => values.len().max(1),
         };
-        let stream_bytes = self.code_bits.div_ceil(8) as usize / STREAMS + 8;
-        let mut streams: [BitWriter; STREAMS] =
-            std::array::from_fn(|_| BitWriter::with_capacity(stream_bytes));
+        // Room for each stream's codes, so that none grows: a quarter each, or all in the first.
+        let code_bytes = self.code_bits.div_ceil(8) as usize;
+        let mut streams: [BitWriter; STREAMS] = std::array::from_fn(|k| {
+            BitWriter::with_capacity(match (in_streams, k) {
+                (true, _) => code_bytes / STREAMS + 8,
+                (false, 0) => code_bytes,
+                (false, _) => 0,
+            })
+        });
         let mut escaped = Vec::with_capacity(self.escapes);
         let mut index = 0;
         self.symbols.numbers(values, |value, symbol| {
