@@ -6,7 +6,7 @@ use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
-use syn::{Attribute, LitStr, Path, Token, WherePredicate};
+use syn::{Attribute, LitStr, Path, Token, Type, WherePredicate};
 
 use crate::ast::Errors;
 
@@ -17,6 +17,12 @@ pub struct ContainerAttrs {
     pub bound: Option<Vec<WherePredicate>>,
     /// `crate = "..."`: the path the generated code reaches tree-buf by.
     pub crate_path: Option<Path>,
+    /// `into = "..."`: the type a clone of each value converts into, which is written instead.
+    pub into: Option<Type>,
+    /// `from = "..."`: the type read instead, which each value converts from.
+    pub from: Option<Type>,
+    /// `try_from = "..."`: as `from`, by a conversion that can fail.
+    pub try_from: Option<Type>,
 }
 
 /// Attributes of an enum variant.
@@ -31,6 +37,9 @@ pub struct FieldAttrs {
     pub rename: Option<LitStr>,
     pub skip: Option<Path>,
     pub default: Option<Path>,
+    /// `with = "module"`: the module whose `Stored`, `to_stored` and `from_stored` the field is
+    /// written and read through.
+    pub with: Option<Path>,
 }
 
 /// Gives every `key` or `key = value` item of the `#[tree_buf(...)]` attributes to `each`. An
@@ -127,6 +136,11 @@ fn rename(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
     Ok(name)
 }
 
+/// Reads the type of `into`, `from` or `try_from`.
+fn conversion_type(meta: &ParseNestedMeta<'_>) -> syn::Result<Type> {
+    parsed_string(meta, "a type", "u64", <Type as syn::parse::Parse>::parse)
+}
+
 impl ContainerAttrs {
     pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
         let mut out = ContainerAttrs::default();
@@ -147,10 +161,26 @@ impl ContainerAttrs {
                     Path::parse_mod_style,
                 )?;
                 set(&mut out.crate_path, path, meta)
+            } else if meta.path.is_ident("into") {
+                set(&mut out.into, conversion_type(meta)?, meta)
+            } else if meta.path.is_ident("from") {
+                set(&mut out.from, conversion_type(meta)?, meta)
+            } else if meta.path.is_ident("try_from") {
+                set(&mut out.try_from, conversion_type(meta)?, meta)
             } else {
-                Err(unknown(meta, "a type", "`bound` or `crate`"))
+                Err(unknown(
+                    meta,
+                    "a type",
+                    "`bound`, `crate`, `into`, `from` or `try_from`",
+                ))
             }
         });
+        if let (Some(_), Some(try_from)) = (&out.from, &out.try_from) {
+            errors.push(syn::Error::new_spanned(
+                try_from,
+                "`from` and `try_from` conflict: a type is read one way",
+            ));
+        }
         out
     }
 }
@@ -179,8 +209,20 @@ impl FieldAttrs {
                 set(&mut out.skip, flag(meta)?, meta)
             } else if meta.path.is_ident("default") {
                 set(&mut out.default, flag(meta)?, meta)
+            } else if meta.path.is_ident("with") {
+                let module = parsed_string(
+                    meta,
+                    "a module path",
+                    "path::to::module",
+                    Path::parse_mod_style,
+                )?;
+                set(&mut out.with, module, meta)
             } else {
-                Err(unknown(meta, "a field", "`rename`, `skip` or `default`"))
+                Err(unknown(
+                    meta,
+                    "a field",
+                    "`rename`, `skip`, `default` or `with`",
+                ))
             }
         });
         if let Some(skip) = &out.skip {
@@ -194,6 +236,12 @@ impl FieldAttrs {
                 errors.push(syn::Error::new_spanned(
                     skip,
                     "`skip` conflicts with `default`: a skipped field is always `Default::default()`",
+                ));
+            }
+            if out.with.is_some() {
+                errors.push(syn::Error::new_spanned(
+                    skip,
+                    "`skip` conflicts with `with`: a skipped field is not written",
                 ));
             }
         }

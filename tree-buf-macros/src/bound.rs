@@ -49,6 +49,20 @@ fn mentioned<'f>(params: &[&Ident], fields: impl Iterator<Item = &'f Field>) -> 
     visitor.found
 }
 
+/// The type's own where clause and its `bound` attribute's predicates: what every generated impl
+/// needs, before any inferred bound.
+pub fn own_where_clause(container: &Container<'_>) -> WhereClause {
+    let mut clause = container
+        .generics
+        .where_clause
+        .clone()
+        .unwrap_or_else(|| parse_quote!(where));
+    if let Some(bound) = &container.attrs.bound {
+        clause.predicates.extend(bound.iter().cloned());
+    }
+    clause
+}
+
 fn all_fields<'c>(container: &'c Container<'c>) -> Vec<&'c Field> {
     match &container.data {
         Data::Struct(_, fields) => fields.iter().collect(),
@@ -64,18 +78,17 @@ pub fn where_clause(
     trait_path: &TokenStream,
     default_skipped: bool,
 ) -> WhereClause {
-    let mut clause = container
-        .generics
-        .where_clause
-        .clone()
-        .unwrap_or_else(|| parse_quote!(where));
-    if let Some(bound) = &container.attrs.bound {
-        clause.predicates.extend(bound.iter().cloned());
+    let mut clause = own_where_clause(container);
+    if container.attrs.bound.is_some() {
         return clause;
     }
     let params: Vec<&Ident> = container.generics.type_params().map(|p| &p.ident).collect();
     let fields = all_fields(container);
-    let written = mentioned(&params, fields.iter().copied().filter(|f| !f.skipped()));
+    // A field written through a `with` module needs no bound: the module's `Stored` type does.
+    let written = mentioned(
+        &params,
+        (fields.iter().copied()).filter(|f| !f.skipped() && f.attrs.with.is_none()),
+    );
     let skipped = mentioned(&params, fields.iter().copied().filter(|f| f.skipped()));
     for param in &params {
         let name = param.to_string();

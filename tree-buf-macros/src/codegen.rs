@@ -4,9 +4,9 @@
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
-use syn::{Ident, Path, Type};
+use syn::{parse_quote, Ident, Path, Type, WherePredicate};
 
-use crate::ast::{Container, Field, Variant};
+use crate::ast::{Container, Data, Field, Variant};
 use crate::bound;
 
 /// The trait being derived.
@@ -73,20 +73,142 @@ impl<'c> Generator<'c> {
         quote!(<#ty as #trait_path>::#coder)
     }
 
-    /// Calls a method of the column coder of `ty`, fully qualified, since one coder may serve
+    /// The column coder of a slot: its type's, or for a `with` field a proxy's, converting
+    /// through the field's module.
+    pub fn slot_coder(&self, slot: &Slot<'_>) -> TokenStream {
+        if slot.field.attrs.with.is_none() {
+            return self.coder_type(&slot.field.ty);
+        }
+        let ty = &slot.field.ty;
+        let proxy = self.with_proxy(slot);
+        match self.derived {
+            Trait::Encode => quote!(__tb::ProxyEncoder<#ty, #proxy>),
+            Trait::Decode => quote!(__tb::TryProxyDecoder<#ty, #proxy>),
+        }
+    }
+
+    /// Calls a method of a slot's column coder, fully qualified, since one coder may serve
     /// several types.
-    pub fn call(&self, ty: &Type, method: &str, args: TokenStream) -> TokenStream {
-        let coder = self.coder_type(ty);
+    pub fn call_slot(&self, slot: &Slot<'_>, method: &str, args: TokenStream) -> TokenStream {
+        let coder = self.slot_coder(slot);
+        let ty = &slot.field.ty;
         let value_trait = &self.value_trait;
         let method = format_ident!("{}", method);
         quote!(<#coder as __tb::#value_trait<#ty>>::#method(#args))
     }
 
+    /// The proxy type of a `with` field: generic over the container's parameters, so that the
+    /// field's type may use them.
+    pub fn with_proxy(&self, slot: &Slot<'_>) -> TokenStream {
+        let name = format_ident!("__TreeBufWith_{}", slot.name);
+        let (_, ty_generics, _) = self.container.generics.split_for_impl();
+        quote!(#name #ty_generics)
+    }
+
+    /// The proxy types of the container's `with` fields, each converting through its module.
+    fn with_proxies(&self) -> TokenStream {
+        let slots: Vec<Slot<'_>> = match &self.container.data {
+            Data::Struct(_, fields) => struct_slots(fields),
+            Data::Enum(variants) => variant_slots(variants).into_iter().flatten().collect(),
+        };
+        let ty = &self.container.self_type;
+        let generics = self.container.generics;
+        let (impl_generics, ty_generics, _) = generics.split_for_impl();
+        let where_clause = self.where_clause();
+        let own_where = &generics.where_clause;
+        let proxies = slots.iter().filter_map(|slot| {
+            let module = slot.field.attrs.with.as_ref()?;
+            let name = format_ident!("__TreeBufWith_{}", slot.name);
+            let field_ty = &slot.field.ty;
+            let conversion = match self.derived {
+                Trait::Encode => quote! {
+                    impl #impl_generics __tb::EncodeProxy<#field_ty> for #name #ty_generics #where_clause {
+                        type Stored = #module::Stored;
+                        #[inline]
+                        fn to_stored(value: &#field_ty) -> Self::Stored {
+                            #module::to_stored(value)
+                        }
+                    }
+                },
+                Trait::Decode => quote! {
+                    impl #impl_generics __tb::TryDecodeProxy<#field_ty> for #name #ty_generics #where_clause {
+                        type Stored = #module::Stored;
+                        fn try_from_stored(stored: Self::Stored) -> __tb::Result<#field_ty, __tb::String> {
+                            #module::from_stored(stored).map_err(|error| __tb::ToString::to_string(&error))
+                        }
+                    }
+                },
+            };
+            Some(quote! {
+                pub struct #name #impl_generics (__tb::PhantomData<fn() -> #ty>) #own_where;
+                #conversion
+            })
+        });
+        quote!(#(#proxies)*)
+    }
+
     /// `name: <T as Encode>::Encoder,` for a slot.
     pub fn declaration(&self, slot: &Slot<'_>) -> TokenStream {
         let name = &slot.name;
-        let coder = self.coder_type(&slot.field.ty);
+        let coder = self.slot_coder(slot);
         quote!(#name: #coder,)
+    }
+
+    /// The whole output for a type written (`into`) or read (`from`, `try_from`) as another
+    /// type, if it is: the derived trait's impl, with the proxy's coder.
+    pub fn expand_converted(&self) -> Option<TokenStream> {
+        let attrs = &self.container.attrs;
+        let ty = &self.container.self_type;
+        let trait_path = self.trait_path();
+        let (coder, predicates, items): (_, Vec<WherePredicate>, _) = match self.derived {
+            Trait::Encode => {
+                let stored = attrs.into.as_ref()?;
+                let proxy = quote!(__tb::ViaInto<#stored>);
+                (
+                    quote!(__tb::ProxyEncoder<Self, #proxy>),
+                    vec![
+                        parse_quote!(#ty: ::core::clone::Clone + ::core::convert::Into<#stored>),
+                        parse_quote!(#stored: #trait_path),
+                    ],
+                    quote! {
+                        fn encoded_cmp(&self, other: &Self) -> ::core::cmp::Ordering {
+                            <#proxy as __tb::EncodeProxy<Self>>::encoded_cmp(self, other)
+                        }
+                    },
+                )
+            }
+            Trait::Decode => match (&attrs.from, &attrs.try_from) {
+                (Some(stored), _) => (
+                    quote!(__tb::ProxyDecoder<Self, __tb::ViaFrom<#stored>>),
+                    vec![
+                        parse_quote!(#ty: ::core::convert::From<#stored>),
+                        parse_quote!(#stored: #trait_path),
+                    ],
+                    TokenStream::new(),
+                ),
+                (None, Some(stored)) => (
+                    quote!(__tb::TryProxyDecoder<Self, __tb::ViaTryFrom<#stored>>),
+                    vec![
+                        parse_quote!(#ty: ::core::convert::TryFrom<#stored>),
+                        parse_quote!(<#ty as ::core::convert::TryFrom<#stored>>::Error: ::core::fmt::Display),
+                        parse_quote!(#stored: #trait_path),
+                    ],
+                    TokenStream::new(),
+                ),
+                (None, None) => return None,
+            },
+        };
+        let (impl_generics, _, _) = self.container.generics.split_for_impl();
+        let mut where_clause = bound::own_where_clause(self.container);
+        where_clause.predicates.extend(predicates);
+        let coder_name = &self.coder;
+        Some(self.wrap(quote! {
+            #[automatically_derived]
+            impl #impl_generics #trait_path for #ty #where_clause {
+                type #coder_name = #coder;
+                #items
+            }
+        }))
     }
 
     /// The whole output: the coder struct, its `ValueEncoder`/`ValueDecoder` impl, and the
@@ -108,7 +230,10 @@ impl<'c> Generator<'c> {
             Trait::Decode => quote!(fn() -> #ty),
         };
         let trait_impl = self.trait_impl(quote!(#name #ty_generics), trait_items);
+        let with_proxies = self.with_proxies();
         self.wrap(quote! {
+            #with_proxies
+
             pub struct #name #impl_generics #where_clause {
                 #fields
                 __marker: __tb::PhantomData<#marker>,

@@ -10,6 +10,9 @@ use crate::codegen::{discriminant, struct_slots, variant_slots, Coder, Generator
 
 pub fn expand(container: &Container<'_>) -> TokenStream {
     let generator = Generator::new(container, Trait::Decode);
+    if let Some(converted) = generator.expand_converted() {
+        return converted;
+    }
     let ty = &container.self_type;
     let (fields, new, next, absent) = match &container.data {
         Data::Struct(style, fields) => {
@@ -30,7 +33,7 @@ pub fn expand(container: &Container<'_>) -> TokenStream {
             // A newtype over an optional value stays optional when the file lacks it.
             let absent = (*style == Style::Newtype).then(|| {
                 let name = &slots[0].name;
-                let absent = generator.call(&slots[0].field.ty, "absent", quote!(missing, count, ctx));
+                let absent = generator.call_slot(&slots[0], "absent", quote!(missing, count, ctx));
                 quote! {
                     fn absent(missing: __tb::Missing<'_>, count: usize, ctx: &mut __tb::DecodeContext<'_>) -> __tb::Result<Self, __tb::DecodeError> {
                         __tb::Ok(Self { #name: #absent?, __marker: __tb::PhantomData })
@@ -76,7 +79,8 @@ fn declaration(generator: &Generator<'_>, slot: &Slot<'_>) -> TokenStream {
     if slot.field.attrs.default.is_some() {
         let name = &slot.name;
         let ty = &slot.field.ty;
-        quote!(#name: __tb::OrDefault<#ty>,)
+        let coder = generator.slot_coder(slot);
+        quote!(#name: __tb::OrDefault<#ty, #coder>,)
     } else {
         generator.declaration(slot)
     }
@@ -98,15 +102,16 @@ fn build_fields(
         Style::Newtype => {
             let slot = &slots[0];
             let name = &slot.name;
-            let new = generator.call(&slot.field.ty, "new", quote!(#node, #count, ctx));
+            let new = generator.call_slot(slot, "new", quote!(#node, #count, ctx));
             quote!(let #name = #new?;)
         }
         Style::Tuple => {
             let elements = slots.iter().enumerate().map(|(i, slot)| {
                 let name = &slot.name;
                 let ty = &slot.field.ty;
+                let coder = generator.slot_coder(slot);
                 let index = Literal::usize_unsuffixed(i);
-                quote!(let #name = __tuple.element::<#ty>(#index, ctx)?;)
+                quote!(let #name = __tuple.element::<#ty, #coder>(#index, ctx)?;)
             });
             quote! {
                 let __tuple = __tb::TupleNode::new(#node, #count, #len, #type_name)?;
@@ -117,11 +122,12 @@ fn build_fields(
             let fields = slots.iter().map(|slot| {
                 let name = &slot.name;
                 let ty = &slot.field.ty;
+                let coder = generator.slot_coder(slot);
                 let field_name = &slot.field.name;
                 if slot.field.attrs.default.is_some() {
-                    quote!(let #name = __struct.field_or_default::<#ty>(#field_name, ctx)?;)
+                    quote!(let #name = __struct.field_or_default::<#ty, #coder>(#field_name, ctx)?;)
                 } else {
-                    quote!(let #name = __struct.field::<#ty>(#field_name, ctx)?;)
+                    quote!(let #name = __struct.field::<#ty, #coder>(#field_name, ctx)?;)
                 }
             });
             quote! {
@@ -148,7 +154,7 @@ fn construct(
             }
             Some(slot) => {
                 let name = &slot.name;
-                let next = generator.call(&field.ty, "next", quote!(&mut self.#name));
+                let next = generator.call_slot(slot, "next", quote!(&mut self.#name));
                 quote!(#member: #next)
             }
             None => quote!(#member: __tb::Default::default()),

@@ -9,6 +9,9 @@ use crate::codegen::{discriminant, struct_slots, variant_slots, Coder, Generator
 
 pub fn expand(container: &Container<'_>) -> TokenStream {
     let generator = Generator::new(container, Trait::Encode);
+    if let Some(converted) = generator.expand_converted() {
+        return converted;
+    }
     let parts = match &container.data {
         Data::Struct(Style::Unit, _) => {
             // Nothing to take apart: the shared unit encoder writes the unit node.
@@ -74,7 +77,7 @@ struct EncoderParts {
 fn finish_fields(generator: &Generator<'_>, style: Style, slots: &[Slot<'_>]) -> TokenStream {
     let finish = |slot: &Slot<'_>| {
         let name = &slot.name;
-        generator.call(&slot.field.ty, "finish", quote!(self.#name, out))
+        generator.call_slot(slot, "finish", quote!(self.#name, out))
     };
     let len = Literal::usize_unsuffixed(slots.len());
     match style {
@@ -117,7 +120,14 @@ fn compare_fields(generator: &Generator<'_>, slots: &[Slot<'_>]) -> TokenStream 
         let ty = &slot.field.ty;
         let a = format_ident!("__a_{}", slot.name);
         let b = format_ident!("__b_{}", slot.name);
-        quote!(.then_with(|| <#ty as #trait_path>::encoded_cmp(#a, #b)))
+        let compare = match slot.field.attrs.with {
+            Some(_) => {
+                let proxy = generator.with_proxy(slot);
+                quote!(<#proxy as __tb::EncodeProxy<#ty>>::encoded_cmp)
+            }
+            None => quote!(<#ty as #trait_path>::encoded_cmp),
+        };
+        quote!(.then_with(|| #compare(#a, #b)))
     });
     quote!(::core::cmp::Ordering::Equal #(#comparisons)*)
 }
@@ -130,7 +140,7 @@ fn sum_bytes<'a>(
 ) -> TokenStream {
     let terms = slots.into_iter().map(|slot| {
         let name = &slot.name;
-        generator.call(&slot.field.ty, "bytes", quote!(&self.#name))
+        generator.call_slot(slot, "bytes", quote!(&self.#name))
     });
     quote!(#start #(+ #terms)*)
 }
@@ -139,7 +149,7 @@ fn sum_bytes<'a>(
 fn initializers(generator: &Generator<'_>, slots: &[Slot<'_>], depth: TokenStream) -> TokenStream {
     let initializers = slots.iter().map(|slot| {
         let name = &slot.name;
-        let new = generator.call(&slot.field.ty, "new", depth.clone());
+        let new = generator.call_slot(slot, "new", depth.clone());
         quote!(#name: #new,)
     });
     quote!(#(#initializers)*)
@@ -156,11 +166,7 @@ fn struct_encoder(generator: &Generator<'_>, style: Style, slots: &[Slot<'_>]) -
     let pushes = slots.iter().map(|slot| {
         let name = &slot.name;
         let member = &slot.field.member;
-        generator.call(
-            &slot.field.ty,
-            "push",
-            quote!(&mut self.#name, &value.#member),
-        )
+        generator.call_slot(slot, "push", quote!(&mut self.#name, &value.#member))
     });
     let (a, b) = (bindings(slots, "__a_"), bindings(slots, "__b_"));
     let compare = compare_fields(generator, slots);
@@ -208,7 +214,7 @@ fn enum_encoder(generator: &Generator<'_>, variants: &[Variant<'_>]) -> EncoderP
             let pushes = slots.iter().map(|slot| {
                 let name = &slot.name;
                 let binding = format_ident!("__{}", slot.name);
-                generator.call(&slot.field.ty, "push", quote!(&mut self.#name, #binding))
+                generator.call_slot(slot, "push", quote!(&mut self.#name, #binding))
             });
             quote! {
                 #ident::#variant_ident { #bindings } => {

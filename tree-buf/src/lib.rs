@@ -43,6 +43,18 @@
 //!   feature.
 //! - `compact_str`: `compact_str::CompactString` encodes and decodes as a string. Strings of up
 //!   to 24 bytes are kept inline, so loading many short strings allocates nothing per string.
+//! - `uuid`, `chrono`, `time`, `rust_decimal`, `ordered-float`, `indexmap`, `smallvec`, `bytes`:
+//!   [`Encode`] and [`Decode`] for those crates' types, each in a form the column codecs compress:
+//!   a `Uuid` as a `u128`; an instant (`DateTime`, `NaiveDateTime`, `OffsetDateTime`,
+//!   `PrimitiveDateTime`) as its whole seconds since the Unix epoch and its nanoseconds (and its
+//!   offset in seconds, where it has one), so that a column of timestamps delta-encodes; a date as
+//!   its day number, a time of day and a duration as seconds and nanoseconds (`time::Time` as
+//!   nanoseconds since midnight), an offset as seconds; a `Decimal` as its mantissa and scale (a
+//!   scaled integer); `OrderedFloat` and `NotNan` as their float; `IndexMap` and `IndexSet` as a
+//!   map and a sequence in insertion order; `SmallVec`, `Bytes` and `BytesMut` as sequences. A
+//!   stored value that is not one of the type's (a `NaN` for `NotNan`, a date past chrono's range)
+//!   is a [`SchemaMismatch`](DecodeErrorKind::SchemaMismatch) error. For other crates' types, the
+//!   derive's `#[tree_buf(with = "module")]` stores a field as any type that encodes.
 //! - `codec-api`: the `tree_buf::codec` module, column codecs on plain slices (Simple16), for
 //!   benchmarks and programs that want a codec without the file format.
 
@@ -146,6 +158,10 @@ pub mod __private {
     pub use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
     pub use crate::error::DecodeError;
     pub use crate::schema::NodeRef;
+    pub use crate::types::proxy::{
+        DecodeProxy, EncodeProxy, ProxyDecoder, ProxyEncoder, TryDecodeProxy, TryProxyDecoder,
+        ViaFrom, ViaInto, ViaTryFrom,
+    };
     pub use crate::types::{
         check_unit, Discriminants, EnumNode, Missing, OrDefault, StructNode, TupleNode,
         UnitEncoder, ValueDecoder, ValueEncoder,
@@ -153,4 +169,5 @@ pub mod __private {
     pub use core::default::Default;
     pub use core::marker::PhantomData;
     pub use core::result::Result::{self, Ok};
+    pub use std::string::{String, ToString};
 }

@@ -157,6 +157,16 @@ impl<'a> DecodeContext<'a> {
         self.defer = true;
     }
 
+    /// Runs `build` with leaves decoded as they are registered, even where they are deferred
+    /// otherwise: for a decoder that must read its values before it is built (one that converts
+    /// them by a conversion that can fail).
+    pub fn eagerly<T>(&mut self, build: impl FnOnce(&mut Self) -> T) -> T {
+        let defer = std::mem::replace(&mut self.defer, false);
+        let built = build(self);
+        self.defer = defer;
+        built
+    }
+
     /// Runs every deferred leaf's task, on rayon's threads if `parallel` and they are large
     /// enough; the first failure, in the order they were registered, is the error. `tree` is any
     /// node of the schema, to name the failing one.

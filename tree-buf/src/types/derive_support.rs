@@ -153,14 +153,14 @@ impl<'a> StructNode<'a> {
     }
 
     /// The decoder of field `name`; fields missing from the file follow [`ValueDecoder::absent`].
-    pub fn field<T: Decode>(
+    pub fn field<T, D: ValueDecoder<T>>(
         &self,
         name: &'a str,
         ctx: &mut DecodeContext<'_>,
-    ) -> Result<T::Decoder, DecodeError> {
+    ) -> Result<D, DecodeError> {
         match self.child(name)? {
-            Some(child) => T::Decoder::new(child, self.count, ctx),
-            None => T::Decoder::absent(
+            Some(child) => D::new(child, self.count, ctx),
+            None => D::absent(
                 Missing {
                     parent: self.node,
                     name,
@@ -172,14 +172,14 @@ impl<'a> StructNode<'a> {
     }
 
     /// The decoder of a `#[tree_buf(default)]` field: `Default::default()` when the file lacks it.
-    pub fn field_or_default<T: Decode + Default>(
+    pub fn field_or_default<T: Default, D: ValueDecoder<T>>(
         &self,
         name: &str,
         ctx: &mut DecodeContext<'_>,
-    ) -> Result<OrDefault<T>, DecodeError> {
+    ) -> Result<OrDefault<T, D>, DecodeError> {
         Ok(OrDefault {
             decoder: match self.child(name)? {
-                Some(child) => Some(T::Decoder::new(child, self.count, ctx)?),
+                Some(child) => Some(D::new(child, self.count, ctx)?),
                 None => None,
             },
             _type: PhantomData,
@@ -189,12 +189,12 @@ impl<'a> StructNode<'a> {
 
 /// Decodes a field that may be absent from the file, giving `T::default()` then.
 #[derive(Debug)]
-pub struct OrDefault<T: Decode> {
-    decoder: Option<T::Decoder>,
+pub struct OrDefault<T, D = <T as Decode>::Decoder> {
+    decoder: Option<D>,
     _type: PhantomData<fn() -> T>,
 }
 
-impl<T: Decode + Default> OrDefault<T> {
+impl<T: Default, D: ValueDecoder<T>> OrDefault<T, D> {
     /// The next value.
     #[inline]
     #[allow(clippy::should_implement_trait)]
@@ -237,13 +237,13 @@ impl<'a> TupleNode<'a> {
     }
 
     /// The decoder of element `index`.
-    pub fn element<T: Decode>(
+    pub fn element<T, D: ValueDecoder<T>>(
         &self,
         index: usize,
         ctx: &mut DecodeContext<'_>,
-    ) -> Result<T::Decoder, DecodeError> {
+    ) -> Result<D, DecodeError> {
         let child = self.node.child(index).unwrap_or_else(|| self.node.void());
-        T::Decoder::new(child, self.count, ctx)
+        D::new(child, self.count, ctx)
     }
 }
 

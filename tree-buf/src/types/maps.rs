@@ -96,6 +96,13 @@ map! {
     }, by_encoding, [K: Decode + Eq + Hash, V: Decode, S: BuildHasher + Default];
 }
 
+// In insertion order, which is part of what an `IndexMap` holds.
+#[cfg(feature = "indexmap")]
+map! {
+    [K: Encode, V: Encode, S] indexmap::IndexMap<K, V, S>, |e, map| e.push_entries(map.iter()), cmp_entries,
+        [K: Decode + Eq + Hash, V: Decode, S: BuildHasher + Default];
+}
+
 /// Hands back maps of any map type.
 #[derive(Debug)]
 pub struct MapDecoder<K: Decode, V: Decode> {

@@ -7,10 +7,12 @@
 
 mod derive_support;
 mod encoded_order;
+mod foreign;
 mod maps;
 mod option;
 mod pointers;
 mod primitives;
+pub(crate) mod proxy;
 mod seq;
 mod strings;
 mod tuples;

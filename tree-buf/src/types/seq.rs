@@ -109,6 +109,68 @@ seq_encoder! {
     }, by_encoding;
 }
 
+#[cfg(feature = "indexmap")]
+seq_encoder! {
+    [T: Encode, S] indexmap::IndexSet<T, S>, |e, value| e.push_iter(value.iter()), cmp_items;
+}
+
+#[cfg(feature = "smallvec")]
+seq_encoder! {
+    [T: Encode, A: smallvec::Array<Item = T>] smallvec::SmallVec<A>, |e, value| e.push_slice(value), cmp_items;
+}
+
+/// `bytes::Bytes` and `BytesMut` as sequences of `u8`, like `Vec<u8>`.
+#[cfg(feature = "bytes")]
+macro_rules! byte_buffers {
+    ($($t:ty: $from_vec:expr),*) => {$(
+        impl ValueEncoder<$t> for SeqEncoder<u8> {
+            fn new(depth: usize) -> Self {
+                SeqEncoder::new_at(depth)
+            }
+            #[inline]
+            fn push(&mut self, value: &$t) {
+                self.push_slice(value)
+            }
+            fn bytes(&self) -> usize {
+                size_of_val(self.lengths.as_slice()) + self.items.bytes::<u8>()
+            }
+            fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+                self.finish_seq(out)
+            }
+        }
+
+        impl Encode for $t {
+            type Encoder = SeqEncoder<u8>;
+            fn encoded_cmp(&self, other: &Self) -> Ordering {
+                cmp_items(self.iter(), other.iter())
+            }
+        }
+
+        impl ValueDecoder<$t> for SeqDecoder<u8> {
+            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+                SeqDecoder::build(node, count, ctx)
+            }
+            #[inline]
+            fn next(&mut self) -> $t {
+                self.next_with(|items, len| $from_vec(items.next_vec(len)), Default::default)
+            }
+        }
+
+        impl Decode for $t {
+            type Decoder = SeqDecoder<u8>;
+            fn join_chunks(parts: Vec<Self>) -> Option<Self> {
+                Some($from_vec(concat(parts.into_iter().map(|part| part.to_vec()).collect())))
+            }
+        }
+    )*};
+}
+
+#[cfg(feature = "bytes")]
+byte_buffers!(
+    bytes::Bytes: bytes::Bytes::from,
+    bytes::BytesMut: |bytes: Vec<u8>| bytes::BytesMut::from(&bytes[..])
+);
+
 /// How many items each value of a sequence, array or map node has.
 #[derive(Debug)]
 pub(crate) enum Lengths {
@@ -236,6 +298,21 @@ seq_decoder! {
     [T: Decode + Ord] BTreeSet<T>, |items, len| (0..len).map(|_| items.next()).collect(),
         |parts| parts.into_iter().flatten().collect();
     [T: Decode + Eq + Hash, S: BuildHasher + Default] HashSet<T, S>, |items, len| (0..len).map(|_| items.next()).collect(),
+        |parts| parts.into_iter().flatten().collect();
+}
+
+#[cfg(feature = "indexmap")]
+seq_decoder! {
+    [T: Decode + Eq + Hash, S: BuildHasher + Default] indexmap::IndexSet<T, S>,
+        |items, len| (0..len).map(|_| items.next()).collect(),
+        |parts| parts.into_iter().flatten().collect();
+}
+
+#[cfg(feature = "smallvec")]
+seq_decoder! {
+    // Collected item by item, so that a short sequence stays inline and allocates nothing.
+    [T: Decode, A: smallvec::Array<Item = T>] smallvec::SmallVec<A>,
+        |items, len| (0..len).map(|_| items.next()).collect(),
         |parts| parts.into_iter().flatten().collect();
 }
 

@@ -44,7 +44,7 @@ macro_rules! tuple {
         impl<$($t: Decode),+> ValueDecoder<($($t,)+)> for $decoder<$($t),+> {
             fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
                 let tuple = TupleNode::new(node, count, $len, "a tuple")?;
-                Ok($decoder($(tuple.element::<$t>($i, ctx)?),+))
+                Ok($decoder($(tuple.element::<$t, <$t as Decode>::Decoder>($i, ctx)?),+))
             }
             #[inline]
             fn next(&mut self) -> ($($t,)+) {

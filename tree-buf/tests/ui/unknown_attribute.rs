@@ -4,7 +4,7 @@
 struct Order {
     #[tree_buf(flatten)]
     id: u32,
-    #[tree_buf(with = "module", alias("a", "b"), rename = "")]
+    #[tree_buf(serialize_with = "module", alias("a", "b"), rename = "")]
     price: u32,
     #[tree_buf(crate = "tree_buf")]
     note: String,

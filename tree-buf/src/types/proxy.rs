@@ -1,0 +1,244 @@
+//! Types stored as other types: a proxy converts each value to the type that is written (a `Uuid`
+//! as a `u128`, a timestamp as seconds and nanoseconds) and back. The derive's
+//! `#[tree_buf(with = "module")]`, `into`, `from` and `try_from` attributes and the impls for
+//! foreign crates' types all go through these traits, so the file holds exactly what the stored
+//! type writes.
+//!
+//! A conversion back that can fail (`try_from`, a `with` module, a `Decimal` whose scale is out of
+//! range) converts a whole column when its decoder is built, so that a value with no counterpart
+//! is a [`DecodeError`] rather than a panic; one that cannot fail converts as values are taken.
+
+use std::cmp::Ordering;
+use std::fmt::Display;
+use std::marker::PhantomData;
+
+use super::{Decode, Encode, Missing, ValueDecoder, ValueEncoder};
+use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::schema::NodeRef;
+
+/// How values of `T` are written: as the [`Self::Stored`] each converts to.
+pub trait EncodeProxy<T: ?Sized> {
+    type Stored: Encode;
+
+    fn to_stored(value: &T) -> Self::Stored;
+
+    /// The order of hash map keys of type `T`: that of their stored forms.
+    fn encoded_cmp(a: &T, b: &T) -> Ordering {
+        Self::Stored::encoded_cmp(&Self::to_stored(a), &Self::to_stored(b))
+    }
+}
+
+/// How values of `T` are read back from their stored form, by a conversion that cannot fail.
+pub trait DecodeProxy<T> {
+    type Stored: Decode;
+
+    fn from_stored(stored: Self::Stored) -> T;
+}
+
+/// How values of `T` are read back from their stored form, by a conversion that can fail: its
+/// message becomes a [`DecodeErrorKind::SchemaMismatch`] at the value's path.
+pub trait TryDecodeProxy<T> {
+    type Stored: Decode;
+
+    fn try_from_stored(stored: Self::Stored) -> Result<T, String>;
+}
+
+/// Writes each value of `T` as `P` converts it.
+pub struct ProxyEncoder<T: ?Sized, P: EncodeProxy<T>> {
+    stored: <P::Stored as Encode>::Encoder,
+    _type: PhantomData<fn(&T)>,
+}
+
+impl<T: ?Sized, P: EncodeProxy<T>> ValueEncoder<T> for ProxyEncoder<T, P> {
+    fn new(depth: usize) -> Self {
+        ProxyEncoder {
+            stored: <P::Stored as Encode>::Encoder::new(depth),
+            _type: PhantomData,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, value: &T) {
+        self.stored.push(&P::to_stored(value));
+    }
+
+    fn bytes(&self) -> usize {
+        self.stored.bytes()
+    }
+
+    fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+        self.stored.finish(out)
+    }
+}
+
+/// Reads values of `T` back by converting each stored value as it is taken.
+pub struct ProxyDecoder<T, P: DecodeProxy<T>> {
+    stored: <P::Stored as Decode>::Decoder,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T, P: DecodeProxy<T>> ValueDecoder<T> for ProxyDecoder<T, P> {
+    fn new(
+        node: NodeRef<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError> {
+        Ok(ProxyDecoder {
+            stored: <P::Stored as Decode>::Decoder::new(node, count, ctx)?,
+            _type: PhantomData,
+        })
+    }
+
+    /// Absent as the stored type is: a type stored as an `Option` reads a missing field as the
+    /// conversion of `None`.
+    fn absent(
+        missing: Missing<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError> {
+        Ok(ProxyDecoder {
+            stored: <P::Stored as Decode>::Decoder::absent(missing, count, ctx)?,
+            _type: PhantomData,
+        })
+    }
+
+    #[inline]
+    fn next(&mut self) -> T {
+        P::from_stored(self.stored.next())
+    }
+}
+
+/// Reads values of `T` back by converting the whole column of stored values when it is built.
+pub struct TryProxyDecoder<T, P: TryDecodeProxy<T>> {
+    values: std::vec::IntoIter<T>,
+    _proxy: PhantomData<fn() -> P>,
+}
+
+impl<T, P: TryDecodeProxy<T>> TryProxyDecoder<T, P> {
+    /// Converts the `count` values `build` reads: their leaves are decoded at once, so that they
+    /// can be converted before `new` returns.
+    fn convert(
+        node: NodeRef<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+        build: impl FnOnce(
+            &mut DecodeContext<'_>,
+        ) -> Result<<P::Stored as Decode>::Decoder, DecodeError>,
+    ) -> Result<Self, DecodeError> {
+        ctx.charge(node, count, size_of::<T>())?;
+        let mut stored = ctx.eagerly(build)?;
+        let values = (0..count)
+            .map(|_| {
+                P::try_from_stored(stored.next()).map_err(|message| {
+                    DecodeError::new(DecodeErrorKind::SchemaMismatch, node.path(), message)
+                })
+            })
+            .collect::<Result<Vec<T>, DecodeError>>()?;
+        Ok(TryProxyDecoder {
+            values: values.into_iter(),
+            _proxy: PhantomData,
+        })
+    }
+}
+
+impl<T, P: TryDecodeProxy<T>> ValueDecoder<T> for TryProxyDecoder<T, P> {
+    fn new(
+        node: NodeRef<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError> {
+        Self::convert(node, count, ctx, |ctx| {
+            <P::Stored as Decode>::Decoder::new(node, count, ctx)
+        })
+    }
+
+    /// Absent as the stored type is (see [`ProxyDecoder::absent`]).
+    fn absent(
+        missing: Missing<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError> {
+        Self::convert(missing.void(), count, ctx, |ctx| {
+            <P::Stored as Decode>::Decoder::absent(missing, count, ctx)
+        })
+    }
+
+    #[inline]
+    fn next(&mut self) -> T {
+        // `new` converted exactly the values the caller takes.
+        self.values
+            .next()
+            .expect("a decoder is asked for no more values than it was built for")
+    }
+}
+
+/// `#[tree_buf(into = "U")]`: a type written as the `U` a clone of it converts into.
+pub struct ViaInto<U>(PhantomData<fn() -> U>);
+
+impl<T: Clone + Into<U>, U: Encode> EncodeProxy<T> for ViaInto<U> {
+    type Stored = U;
+
+    #[inline]
+    fn to_stored(value: &T) -> U {
+        value.clone().into()
+    }
+}
+
+/// `#[tree_buf(from = "U")]`: a type read as the `U` it converts from.
+pub struct ViaFrom<U>(PhantomData<fn() -> U>);
+
+impl<T: From<U>, U: Decode> DecodeProxy<T> for ViaFrom<U> {
+    type Stored = U;
+
+    #[inline]
+    fn from_stored(stored: U) -> T {
+        T::from(stored)
+    }
+}
+
+/// `#[tree_buf(try_from = "U")]`: a type read as the `U` it tries to convert from.
+pub struct ViaTryFrom<U>(PhantomData<fn() -> U>);
+
+impl<T: TryFrom<U>, U: Decode> TryDecodeProxy<T> for ViaTryFrom<U>
+where
+    T::Error: Display,
+{
+    type Stored = U;
+
+    fn try_from_stored(stored: U) -> Result<T, String> {
+        T::try_from(stored).map_err(|error| error.to_string())
+    }
+}
+
+/// Declares that each listed type is stored through a proxy, as `Type => Proxy, Decoder` (the
+/// decoder is [`ProxyDecoder`] or [`TryProxyDecoder`], as the proxy's conversion back can fail).
+#[cfg(any(
+    feature = "chrono",
+    feature = "ordered-float",
+    feature = "rust_decimal",
+    feature = "time",
+    feature = "uuid"
+))]
+macro_rules! stored_as {
+    ($([$($generics:tt)*] $t:ty => $proxy:ty, $decoder:ident;)*) => {$(
+        impl<$($generics)*> $crate::Encode for $t {
+            type Encoder = $crate::types::proxy::ProxyEncoder<Self, $proxy>;
+            fn encoded_cmp(&self, other: &Self) -> ::std::cmp::Ordering {
+                <$proxy as $crate::types::proxy::EncodeProxy<Self>>::encoded_cmp(self, other)
+            }
+        }
+
+        impl<$($generics)*> $crate::Decode for $t {
+            type Decoder = $crate::types::proxy::$decoder<Self, $proxy>;
+        }
+    )*};
+}
+#[cfg(any(
+    feature = "chrono",
+    feature = "ordered-float",
+    feature = "rust_decimal",
+    feature = "time",
+    feature = "uuid"
+))]
+pub(crate) use stored_as;
