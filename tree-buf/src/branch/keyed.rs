@@ -3,53 +3,22 @@
 //! column's distinct strings, plus exceptions, instead of a second copy of the same information.
 //!
 //! The codec is [`crate::encodings::string::encode_keyed`]; this chooses which columns use it,
-//! among the string columns the written schema shows to be siblings.
+//! among the string columns that the schema writer found to be siblings.
 
 use super::Column;
 use crate::encodings::string::{self, Ranks, StrColumn};
 use crate::encodings::{Settings, Version};
-use crate::schema::{NodeRef, NodeType, SchemaTree};
 
 /// Branches smaller than this are left as they are: a table and a source index would not pay.
 const MIN_BRANCH_BYTES: usize = 64;
 
-/// The groups of string branches that share their nearest struct or tuple in `schema` (through
-/// any options, sequences, maps, enums and unions between), each in branch order; only groups of
-/// two or more.
-fn string_sibling_groups(schema: &SchemaTree) -> Vec<Vec<usize>> {
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    // Nodes still to visit, each with the group of its nearest struct or tuple. A stack rather
-    // than recursion: schemas nest up to `MAX_DEPTH` levels.
-    let mut pending: Vec<(NodeRef<'_>, Option<usize>)> = vec![(schema.root(), None)];
-    while let Some((node, group)) = pending.pop() {
-        let group = match node.node_type() {
-            NodeType::Struct | NodeType::Tuple => {
-                groups.push(Vec::new());
-                Some(groups.len() - 1)
-            }
-            NodeType::Str => {
-                if let (Some(group), Some(branch)) = (group, node.branch()) {
-                    groups[group].push(branch);
-                }
-                group
-            }
-            _ => group,
-        };
-        pending.extend(node.children().map(|child| (child, group)));
-    }
-    groups.retain(|group| group.len() > 1);
-    // The stack visits the last child first; branch order is pre-order.
-    groups.iter_mut().for_each(|group| group.sort_unstable());
-    groups
-}
-
 /// Replaces the branch of each string column by a keyed stream over an earlier column of its
-/// sibling group in `schema`, where one of the same length makes it smaller. A keyed column is
+/// group of `string_siblings` (see [`super::SchemaWriter::string_siblings`]), where one of the same length makes it smaller. A keyed column is
 /// never a source, so decoding one reads at most one other branch. `ranks` holds each branch's
 /// ranks, where its column has them (see [`Column::encode`]), and `versions` the version each
 /// branch needs, which a keyed branch's replaces.
-pub(crate) fn key_string_siblings(
-    schema: &[u8],
+pub(crate) fn key_string_siblings<'g>(
+    string_siblings: impl Iterator<Item = &'g [usize]>,
     columns: &[(Column, Option<usize>)],
     ranks: &[Option<Ranks>],
     branches: &mut [Vec<u8>],
@@ -63,18 +32,7 @@ pub(crate) fn key_string_siblings(
     if strings < 2 {
         return;
     }
-    let schema = SchemaTree::parse(schema);
-    // The schema just written always parses. Were an encoder to break that, the file could not be
-    // read anyway; keying, which only saves space, is then skipped.
-    debug_assert!(
-        schema.is_ok(),
-        "the schema written does not parse: {schema:?}"
-    );
-    let Ok(schema) = schema else {
-        return;
-    };
-    let string_siblings = string_sibling_groups(&schema);
-    let key_group = |group: &Vec<usize>| -> Vec<(usize, (Vec<u8>, Version))> {
+    let key_group = |group: &[usize]| -> Vec<(usize, (Vec<u8>, Version))> {
         let strings: Vec<(usize, &StrColumn)> = (group.iter())
             .filter_map(|&index| match &columns[index].0 {
                 Column::Str(column) => Some((index, column)),
@@ -119,7 +77,7 @@ pub(crate) fn key_string_siblings(
         }
         keyed
     };
-    let keyed = crate::parallel::map(string_siblings.iter().collect(), parallel, key_group);
+    let keyed = crate::parallel::map(string_siblings.collect(), parallel, key_group);
     for (index, (stream, version)) in keyed.into_iter().flatten() {
         branches[index] = stream;
         versions[index] = version;
@@ -131,6 +89,7 @@ mod tests {
     use super::*;
     use crate::branch::Words;
     use crate::branch::{EncodeResult, SchemaWriter};
+    use crate::schema::NodeType;
 
     fn string(out: &mut SchemaWriter) -> EncodeResult {
         out.leaf(NodeType::Str, Column::Str(StrColumn::default()))
@@ -164,9 +123,7 @@ mod tests {
             // 9
         })
         .unwrap();
-        let schema = SchemaTree::parse(&out.into_parts().schema).unwrap();
-        let mut groups = string_sibling_groups(&schema);
-        groups.sort();
-        assert_eq!(groups, [vec![0, 2], vec![4, 5], vec![6, 8]]);
+        let groups: Vec<&[usize]> = out.string_siblings().collect();
+        assert_eq!(groups, [&[0, 2][..], &[4, 5], &[6, 8]]);
     }
 }

@@ -27,6 +27,12 @@ pub struct SchemaWriter {
     path: Vec<Option<Step>>,
     /// The length of the array whose items are written next, if that is the current node.
     array_len: Option<usize>,
+    /// For each struct or tuple written, the branches of the strings whose nearest struct or tuple
+    /// it is (through any options, sequences, maps, enums and unions between), in branch order:
+    /// the columns that may key one another ([`super::key_string_siblings`]).
+    string_siblings: Vec<Vec<usize>>,
+    /// The entry of `string_siblings` of the struct or tuple being written, if any.
+    sibling_group: Option<usize>,
 }
 
 /// A step of the path being written. A name is kept as the range of schema bytes it was just
@@ -55,6 +61,8 @@ impl SchemaWriter {
         self.columns.clear();
         self.path.clear();
         self.array_len = None;
+        self.string_siblings.clear();
+        self.sibling_group = None;
     }
 
     /// The schema and the columns written.
@@ -92,6 +100,22 @@ impl SchemaWriter {
         )
     }
 
+    /// The groups of two or more string branches that share their nearest struct or tuple.
+    pub(crate) fn string_siblings(&self) -> impl Iterator<Item = &[usize]> {
+        (self.string_siblings.iter())
+            .filter(|group| group.len() > 1)
+            .map(Vec::as_slice)
+    }
+
+    /// Writes the children of a struct or tuple with `write`, as a group of string siblings.
+    fn sibling_group(&mut self, write: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
+        self.string_siblings.push(Vec::new());
+        let outer = self.sibling_group.replace(self.string_siblings.len() - 1);
+        let result = write(self);
+        self.sibling_group = outer;
+        result
+    }
+
     /// Writes a node's tag; returns the array length when the node is the items of an array.
     fn node(&mut self, node_type: NodeType) -> Result<Option<usize>, EncodeError> {
         let array_len = self.array_len.take();
@@ -126,6 +150,9 @@ impl SchemaWriter {
     /// A leaf and its column of values.
     pub(crate) fn leaf(&mut self, node_type: NodeType, column: Column) -> EncodeResult {
         let array_len = self.node(node_type)?;
+        if let (NodeType::Str, Some(group)) = (node_type, self.sibling_group) {
+            self.string_siblings[group].push(self.columns.len());
+        }
         self.columns.push((column, array_len));
         Ok(())
     }
@@ -185,7 +212,7 @@ impl SchemaWriter {
     ) -> EncodeResult {
         self.node(NodeType::Tuple)?;
         write_varint(&mut self.schema, len as u64);
-        elements(self)
+        self.sibling_group(elements)
     }
 
     /// Tuple element `index`.
@@ -205,7 +232,7 @@ impl SchemaWriter {
     ) -> EncodeResult {
         self.node(NodeType::Struct)?;
         write_varint(&mut self.schema, len as u64);
-        fields(self)
+        self.sibling_group(fields)
     }
 
     /// A named field of the current struct.

@@ -120,7 +120,7 @@ fn encode_branches<'a>(
     .into_iter()
     .unzip();
     key_string_siblings(
-        schema,
+        writer.string_siblings(),
         columns,
         &ranks,
         branches,
