@@ -282,7 +282,7 @@ fn values() -> Vec<u32> {
             state ^= state << 13;
             state ^= state >> 17;
             state ^= state << 5;
-            if state % 10 == 0 {
+            if state.is_multiple_of(10) {
                 state % 5000
             } else {
                 state % 16

@@ -1,5 +1,5 @@
-//! Every dataset loads, has the documented record count, round-trips through tree-buf and through
-//! JSON, reads as a `Value`, and has a size breakdown that adds up to its file; so does the
+//! Every dataset loads, has the documented record count, round-trips through tree-buf, through
+//! JSON and through a `Value` (read as one, written again, read as its type), and has a size breakdown that adds up to its file; so does the
 //! look-alike data of every generator.
 //!
 //! The tests on the real files are named `real_*`; without the datasets they are listed as
@@ -32,6 +32,11 @@ fn round_trips<T: Encode + Decode + Serialize + DeserializeOwned + PartialEq + D
     let schemaless: tree_buf::Value =
         tree_buf::decode(&bytes).unwrap_or_else(|e| panic!("{name} as a Value: {e}"));
     assert_ne!(schemaless, tree_buf::Value::Null, "{name}");
+    // ...and written again from its `Value`, reads as its type.
+    let rewritten = tree_buf::encode(&schemaless);
+    let back: T = tree_buf::decode(&rewritten)
+        .unwrap_or_else(|e| panic!("{name} written from its Value: {e}"));
+    assert!(back == *value, "{name} differs after its Value");
     let json = serde_json::to_vec(value).unwrap();
     let back: T = serde_json::from_slice(&json).unwrap();
     assert!(back == *value, "{name} differs after JSON");

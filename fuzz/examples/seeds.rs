@@ -91,6 +91,7 @@ fn files() {
     write(&dir, "pairs", &many::<Option<(u8, String)>>(40, 16, 4));
     let columns: (Vec<f32>, Vec<char>, [u16; 3]) = (many(50, 4, 5), many(30, 4, 6), [1, 2, 3]);
     write(&dir, "columns", &columns);
+    write(&dir, "foreign", &foreign(200));
     // Long runs and repeats, which the integer and string codecs compress best.
     write(
         &dir,
@@ -355,4 +356,43 @@ fn candidate(seed: u64) -> Vec<u8> {
         }
     }
     steered
+}
+
+/// `count` values of other crates' types, a minute apart, at the edges of their ranges now and
+/// then.
+fn foreign(count: i64) -> Vec<tree_buf_fuzz::Foreign> {
+    use chrono::{DateTime, FixedOffset, NaiveDate, NaiveTime, TimeDelta};
+    use rust_decimal::Decimal;
+    (0..count)
+        .map(|i| {
+            let seconds = 1_600_000_000 + i * 60;
+            let offset = FixedOffset::east_opt((i % 5 - 2) as i32 * 3600).unwrap();
+            tree_buf_fuzz::Foreign {
+                at: DateTime::from_timestamp(seconds, (i % 2) as u32 * 500_000_000)
+                    .unwrap()
+                    .with_timezone(&offset),
+                day: match i % 50 {
+                    0 => NaiveDate::MIN,
+                    1 => NaiveDate::MAX,
+                    _ => NaiveDate::from_num_days_from_ce_opt(737_000 + i as i32).unwrap(),
+                },
+                // A leap second now and then.
+                time_of_day: match i % 40 {
+                    7 => NaiveTime::from_hms_nano_opt(23, 59, 59, 1_500_000_000),
+                    _ => NaiveTime::from_num_seconds_from_midnight_opt((i * 61) as u32, 0),
+                }
+                .unwrap(),
+                span: TimeDelta::milliseconds(i * 1_250 - 100_000),
+                local: time::OffsetDateTime::from_unix_timestamp(seconds)
+                    .unwrap()
+                    .to_offset(time::UtcOffset::from_whole_seconds((i % 7) as i32 * 900).unwrap()),
+                when: time::Time::from_hms_nano((i % 24) as u8, (i % 60) as u8, 0, (i % 9) as u32)
+                    .unwrap(),
+                wait: time::Duration::new(i - 100, if i < 100 { -5 } else { 5 }),
+                price: Decimal::new(10_000 + i * 37 % 500, 2),
+                ratio: ordered_float::NotNan::new(i as f64 / 7.0).unwrap(),
+                id: uuid::Uuid::from_u128(0x0191_f2a3_7b4c_7000_8000_0000_0000_0000 + (i as u128) * 997),
+            }
+        })
+        .collect()
 }

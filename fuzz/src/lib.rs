@@ -54,6 +54,29 @@ pub struct Tree {
     pub children: Vec<Tree>,
 }
 
+/// Types of other crates whose decoders check each value they convert from its stored form (a
+/// date in range, a scale of at most 28, no NaN).
+#[cfg(all(
+    feature = "chrono",
+    feature = "ordered-float",
+    feature = "rust_decimal",
+    feature = "time",
+    feature = "uuid"
+))]
+#[derive(Encode, Decode, Debug, Clone, PartialEq)]
+pub struct Foreign {
+    pub at: chrono::DateTime<chrono::FixedOffset>,
+    pub day: chrono::NaiveDate,
+    pub time_of_day: chrono::NaiveTime,
+    pub span: chrono::TimeDelta,
+    pub local: time::OffsetDateTime,
+    pub when: time::Time,
+    pub wait: time::Duration,
+    pub price: rust_decimal::Decimal,
+    pub ratio: ordered_float::NotNan<f64>,
+    pub id: uuid::Uuid,
+}
+
 /// Some fields of [`Record`]: decoding into it reads their branches and skips the others.
 #[derive(Decode, Debug)]
 pub struct RecordSubset {
@@ -83,6 +106,15 @@ pub enum As {
     Pairs,
     /// `(Vec<f32>, Vec<char>, [u16; 3])`.
     Columns,
+    /// `Vec<Foreign>`.
+    #[cfg(all(
+        feature = "chrono",
+        feature = "ordered-float",
+        feature = "rust_decimal",
+        feature = "time",
+        feature = "uuid"
+    ))]
+    Foreign,
     /// [`Value`], which any valid file decodes as.
     Value,
 }
@@ -137,6 +169,14 @@ pub fn decode(bytes: &[u8]) -> Decoded {
                 As::Columns,
                 decodes::<(Vec<f32>, Vec<char>, [u16; 3])>(bytes, &options),
             ),
+            #[cfg(all(
+                feature = "chrono",
+                feature = "ordered-float",
+                feature = "rust_decimal",
+                feature = "time",
+                feature = "uuid"
+            ))]
+            (As::Foreign, decodes::<Vec<Foreign>>(bytes, &options)),
             (As::Value, value.is_ok()),
         ]
         .into_iter()

@@ -24,7 +24,7 @@ impl Errors {
         }
     }
 
-    fn finish(self) -> syn::Result<()> {
+    pub fn finish(self) -> syn::Result<()> {
         self.0.map_or(Ok(()), Err)
     }
 }
@@ -58,6 +58,7 @@ pub enum Data<'a> {
 
 pub struct Variant<'a> {
     pub ident: &'a Ident,
+    pub attrs: VariantAttrs,
     /// The canonical name written to the file.
     pub name: String,
     pub style: Style,
@@ -133,6 +134,7 @@ impl<'a> Container<'a> {
                         Variant {
                             ident: &variant.ident,
                             name: written_name(&variant.ident, attrs.rename.as_ref()),
+                            attrs,
                             style,
                             fields,
                         }

@@ -6,7 +6,8 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use syn::{parse_quote, Ident, Path, Type, WherePredicate};
 
-use crate::ast::{Container, Data, Field, Variant};
+use crate::ast::{Container, Data, Errors, Field, Variant};
+use crate::attr::FieldAttrs;
 use crate::bound;
 
 /// The trait being derived.
@@ -147,6 +148,59 @@ impl<'c> Generator<'c> {
         quote!(#(#proxies)*)
     }
 
+    /// The errors of a type written or read as another: one converted only one way (it would not
+    /// read what it writes), and attributes of its fields and variants, which conversion ignores.
+    fn conversion_errors(&self) -> Option<TokenStream> {
+        let attrs = &self.container.attrs;
+        let read_as = attrs.from.as_ref().or(attrs.try_from.as_ref());
+        let mut errors = Errors::default();
+        match (self.derived, &attrs.into, read_as) {
+            (Trait::Encode, None, Some(stored)) => errors.push(syn::Error::new_spanned(
+                stored,
+                "the type is read as another (`from` or `try_from`) but written field by field: add `into`",
+            )),
+            (Trait::Decode, Some(stored), None) => errors.push(syn::Error::new_spanned(
+                stored,
+                "the type is written as another (`into`) but read field by field: add `from` or `try_from`",
+            )),
+            _ => {}
+        }
+        let converts = match self.derived {
+            Trait::Encode => attrs.into.is_some(),
+            Trait::Decode => read_as.is_some(),
+        };
+        if converts {
+            let mut ignored = |key: &str, at: &dyn quote::ToTokens| {
+                errors.push(syn::Error::new_spanned(
+                    at,
+                    format!("`{key}` has no effect on a type written and read as another (`into`, `from`)"),
+                ));
+            };
+            let fields: Vec<&Field> = match &self.container.data {
+                Data::Struct(_, fields) => fields.iter().collect(),
+                Data::Enum(variants) => {
+                    for rename in variants.iter().filter_map(|v| v.attrs.rename.as_ref()) {
+                        ignored("rename", rename);
+                    }
+                    variants.iter().flat_map(|v| &v.fields).collect()
+                }
+            };
+            for FieldAttrs {
+                rename,
+                skip,
+                default,
+                with,
+            } in fields.iter().map(|f| &f.attrs)
+            {
+                rename.iter().for_each(|at| ignored("rename", at));
+                skip.iter().for_each(|at| ignored("skip", at));
+                default.iter().for_each(|at| ignored("default", at));
+                with.iter().for_each(|at| ignored("with", at));
+            }
+        }
+        errors.finish().err().map(|error| error.to_compile_error())
+    }
+
     /// `name: <T as Encode>::Encoder,` for a slot.
     pub fn declaration(&self, slot: &Slot<'_>) -> TokenStream {
         let name = &slot.name;
@@ -157,6 +211,9 @@ impl<'c> Generator<'c> {
     /// The whole output for a type written (`into`) or read (`from`, `try_from`) as another
     /// type, if it is: the derived trait's impl, with the proxy's coder.
     pub fn expand_converted(&self) -> Option<TokenStream> {
+        if let Some(errors) = self.conversion_errors() {
+            return Some(errors);
+        }
         let attrs = &self.container.attrs;
         let ty = &self.container.self_type;
         let trait_path = self.trait_path();

@@ -98,7 +98,7 @@ fn build_fields(
 ) -> TokenStream {
     let len = Literal::usize_unsuffixed(slots.len());
     match style {
-        Style::Unit => quote!(__tb::check_unit(#node, #count, #type_name)?;),
+        Style::Unit => quote!(__tb::check_unit(#node, #count, #type_name, ctx)?;),
         Style::Newtype => {
             let slot = &slots[0];
             let name = &slot.name;

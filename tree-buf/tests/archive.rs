@@ -29,7 +29,7 @@ fn game(i: u32) -> Game {
         id: i,
         home: ["BOS", "NYA", "CHA", "DET"][i as usize % 4].to_owned(),
         delta: (i as i16 % 7) - 3,
-        attendance: (i % 3 != 0).then_some(20_000 + i),
+        attendance: (!i.is_multiple_of(3)).then_some(20_000 + i),
         innings: vec![(i % 5) as u8; (i % 4) as usize],
     }
 }

@@ -176,6 +176,49 @@ fn checked_conversions_decode_alike_on_one_thread_and_in_parallel() {
     }
 }
 
+#[test]
+fn parallel_decoding_reports_the_error_one_thread_reports() {
+    // A corrupt column (`colour`, converted without checks) registered before a converted column
+    // with a value that fails (`load`): on one thread the corrupt column fails first, and so it
+    // does when the leaves wait to run in parallel.
+    // Over a megabyte of data, which is decoded in parallel.
+    let mut rows = stored(&visits(300_000));
+    rows[5].load = 150;
+    let mut bytes = encode(&rows);
+    let one_thread = DecodeOptions::default()
+        .parallel(false)
+        .verify_checksums(false);
+    let parallel = DecodeOptions::default().verify_checksums(false);
+    // Branches follow the header, the schema and the branch table, in order.
+    let breakdown = tree_buf::size_breakdown(&bytes).unwrap();
+    let mut start = breakdown.header_bytes + breakdown.schema_bytes + breakdown.table_bytes;
+    for branch in breakdown
+        .branches
+        .iter()
+        .take_while(|b| b.path != "[].colour")
+    {
+        start += branch.bytes;
+    }
+    // Stomp over the middle of the colour column's data, past the header its decoder reads
+    // when it is registered.
+    let colour = breakdown
+        .branches
+        .iter()
+        .find(|b| b.path == "[].colour")
+        .unwrap();
+    bytes[start + colour.bytes / 2..start + colour.bytes].fill(0xff);
+    let errors: Vec<String> = [one_thread, parallel]
+        .iter()
+        .map(|options| {
+            decode_with_options::<Vec<Visit>>(&bytes, options)
+                .unwrap_err()
+                .to_string()
+        })
+        .collect();
+    assert!(errors[0].contains("[].colour"), "{}", errors[0]);
+    assert_eq!(errors[0], errors[1]);
+}
+
 #[derive(Encode, Decode, Debug, PartialEq)]
 enum Event {
     Ping(#[tree_buf(with = "ipv4")] Ipv4Addr),

@@ -77,7 +77,7 @@ fn chrono_instants_are_seconds_and_nanoseconds() {
     stored_as(&instants, |at| (at.timestamp(), at.nanosecond()));
     let naive: Vec<NaiveDateTime> = instants.iter().map(|at| at.naive_utc()).collect();
     stored_as(&naive, |at| (at.and_utc().timestamp(), at.nanosecond()));
-    let offsets: Vec<DateTime<FixedOffset>> = (instants.iter().zip([-86_399, 0, 3600, 19_800]))
+    let offsets: Vec<DateTime<FixedOffset>> = (instants.iter().zip([86_399, 0, 3600, -86_399]))
         .map(|(at, offset)| at.with_timezone(&FixedOffset::east_opt(offset).unwrap()))
         .collect();
     let back: Vec<DateTime<FixedOffset>> = decode(&encode(&offsets)).unwrap();
@@ -117,6 +117,9 @@ fn chrono_instants_are_seconds_and_nanoseconds() {
     rejected::<DateTime<Utc>, _>((i64::MAX, 0u32));
     rejected::<NaiveDateTime, _>((0i64, 2_000_000_000u32));
     rejected::<DateTime<FixedOffset>, _>((0i64, 0u32, 86_400i32));
+    // In range in UTC, but not in local time: chrono's methods that give that would panic.
+    let last = DateTime::<Utc>::MAX_UTC.timestamp();
+    rejected::<DateTime<FixedOffset>, _>((last, 0u32, 3600i32));
     rejected::<NaiveDate, _>(i32::MAX);
     rejected::<NaiveTime, _>((86_400u32, 0u32));
     rejected::<TimeDelta, _>((i64::MAX, 0i32));
@@ -140,6 +143,9 @@ fn time_instants_are_seconds_and_nanoseconds() {
         (at.assume_utc().unix_timestamp(), at.nanosecond())
     });
     let instants = [
+        // Local times at the ends of the range, whose UTC instants are past them.
+        PrimitiveDateTime::MAX.assume_offset(offset!(-1)),
+        PrimitiveDateTime::MIN.assume_offset(offset!(+1)),
         datetime!(2019-01-01 0:00 +5:30),
         datetime!(1901-12-13 20:45:52.000_000_001 -23:59:59),
         OffsetDateTime::UNIX_EPOCH,
@@ -178,9 +184,15 @@ fn decimals_are_scaled_integers() {
         Decimal::from_i128_with_scale(1, 28),
     ];
     stored_as(&extremes, |d| (d.mantissa(), d.scale()));
-    // `1.50` keeps its scale.
-    let back: Vec<Decimal> = decode(&encode(&vec![Decimal::new(150, 2)])).unwrap();
+    // `1.50` keeps its scale, and negative zero its sign.
+    let negative_zero = -Decimal::new(0, 2);
+    let back: Vec<Decimal> = decode(&encode(&vec![Decimal::new(150, 2), negative_zero])).unwrap();
     assert_eq!(back[0].to_string(), "1.50");
+    assert_eq!(back[1].to_string(), "-0.00");
+    assert_eq!(
+        decode::<Vec<Decimal>>(&encode(&vec![Decimal::new(-5, 1)])).unwrap()[0].to_string(),
+        "-0.5"
+    );
     // Prices in cents: the scale is constant and the cents a small integer column.
     let prices: Vec<Decimal> = (0..10_000i64)
         .map(|i| Decimal::new(10_000 + (i * 7919) % 500, 2))
@@ -190,6 +202,8 @@ fn decimals_are_scaled_integers() {
 
     rejected::<Decimal, _>((1i128, 29u32));
     rejected::<Decimal, _>((1i128 << 100, 0u32));
+    // The sign of zero, on a value that is not zero.
+    rejected::<Decimal, _>((5i128, 1u32 << 31));
 }
 
 #[test]

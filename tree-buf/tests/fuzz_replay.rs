@@ -53,6 +53,14 @@ fn written_as(seed: &str) -> Option<As> {
         Some("kinds") => Some(As::KindMap),
         Some("pairs") => Some(As::Pairs),
         Some("columns") => Some(As::Columns),
+        #[cfg(all(
+            feature = "chrono",
+            feature = "ordered-float",
+            feature = "rust_decimal",
+            feature = "time",
+            feature = "uuid"
+        ))]
+        Some("foreign") => Some(As::Foreign),
         _ => None,
     }
 }

@@ -618,7 +618,7 @@ fn dynamic_value() -> Value {
             ("name", string(&format!("item {i}"))),
             ("delta", Value::integer(i128::from(i) - 3)),
             ("ratio", Value::Float(f64::from(i) / 4.0)),
-            ("ok", Value::Bool(i % 2 == 0)),
+            ("ok", Value::Bool(i.is_multiple_of(2))),
             (
                 "tags",
                 Value::Array((0..i % 3).map(|k| string(&format!("t{k}"))).collect()),
@@ -626,7 +626,7 @@ fn dynamic_value() -> Value {
             ("blob", Value::Bytes((0..i as u8).collect())),
             (
                 "shape",
-                if i % 2 == 0 {
+                if i.is_multiple_of(2) {
                     Value::Variant("circle".into(), Box::new(Value::Float(1.5)))
                 } else {
                     Value::Variant("point".into(), Box::new(Value::Null))

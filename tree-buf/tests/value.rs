@@ -416,3 +416,86 @@ proptest! {
         prop_assert_eq!(streamed(&text), encode(&json(&text)));
     }
 }
+
+#[derive(Encode, Decode, Debug, PartialEq, Clone)]
+enum Shape {
+    Empty,
+    Circle(f32),
+    Rect { w: u16, h: u16 },
+}
+
+#[derive(Encode, Decode, Debug, PartialEq, Clone)]
+struct Everything {
+    small: f32,
+    pair: (u8, String),
+    triple: (i8, char, bool),
+    shape: Shape,
+    letter: char,
+    nothing: (),
+    maybe: Option<f32>,
+    array: [u16; 3],
+    fixed_length_vec: Vec<f64>,
+    bytes: Vec<u8>,
+    map: std::collections::BTreeMap<u8, char>,
+    lists: Vec<Vec<u32>>,
+}
+
+/// Reads `value`'s file as a `Value`, writes that, and reads the result as `T` again.
+fn through_value<T: Encode + Decode + PartialEq + std::fmt::Debug>(value: &T) {
+    let schemaless: Value = decode(&encode(value)).unwrap();
+    let back: T = decode(&encode(&schemaless)).unwrap_or_else(|e| panic!("{value:?}: {e}"));
+    assert_eq!(&back, value);
+}
+
+#[test]
+fn a_file_read_as_a_value_and_written_again_reads_as_its_type() {
+    let row = Everything {
+        small: 0.1,
+        pair: (3, "x".into()),
+        triple: (-4, 'é', true),
+        shape: Shape::Empty,
+        letter: 'z',
+        nothing: (),
+        maybe: Some(2.5),
+        array: [1, 2, 3],
+        fixed_length_vec: vec![0.5, 1e300],
+        bytes: vec![1, 2],
+        map: [(1, 'a')].into(),
+        // Empty lists first: the `Value` writer gives them the kind of the lists that follow.
+        lists: vec![vec![], vec![7, 8]],
+    };
+    let rows = vec![
+        row.clone(),
+        Everything {
+            shape: Shape::Circle(1.5),
+            maybe: None,
+            ..row.clone()
+        },
+        Everything {
+            shape: Shape::Rect { w: 3, h: 4 },
+            ..row
+        },
+    ];
+    through_value(&rows);
+    through_value(&());
+    through_value(&'c');
+    through_value(&Shape::Empty);
+    through_value(&(1u8, 'c', ()));
+    through_value(&vec![0.1f32, 1e30]);
+    through_value(&[[1u8, 2], [3, 4]]);
+    // Unsigned values above `i128::MAX` and below it, in one column.
+    through_value(&vec![5u128, u128::MAX]);
+    through_value(&vec![(u128::MAX, -1i128), (u128::MAX - 1, i128::MIN)]);
+}
+
+#[test]
+fn rewritten_values_that_do_not_fit_the_type_are_errors() {
+    // Strings of other lengths than one are not chars, and non-null values not units.
+    let error = decode::<Vec<char>>(&encode(&vec!["a", "bc"])).unwrap_err();
+    assert!(error.to_string().contains("\"bc\""), "{error}");
+    let error = decode::<Vec<()>>(&encode(&vec![None, Some(1u8)])).unwrap_err();
+    assert!(error.to_string().contains("value 1 is not null"), "{error}");
+    // A tuple reads as a sequence only if its elements read as the items.
+    assert!(decode::<Vec<u8>>(&encode(&(1u8, "a"))).is_err());
+    assert_eq!(decode::<Vec<u8>>(&encode(&(1u8, 2u16))).unwrap(), [1, 2]);
+}

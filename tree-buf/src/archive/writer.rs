@@ -143,7 +143,7 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
         self.encoder.push(row);
         self.rows += 1;
         let full = self.rows >= self.options.chunk_rows
-            || (self.rows % SIZE_CHECK_ROWS == 0
+            || (self.rows.is_multiple_of(SIZE_CHECK_ROWS)
                 && self.encoder.bytes() >= self.options.chunk_bytes);
         if full {
             self.write_chunk()?;

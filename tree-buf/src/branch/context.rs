@@ -12,7 +12,11 @@
 //!   [`DecodeContext::decode_leaves`] decodes all of them in one fallible batch, on rayon's threads
 //!   when there is enough data, and fills the handles. Values are handed out only after that.
 //!
-//! Either way a decoder reads no leaf values while it is built, so no count may depend on them.
+//! Either way no count may depend on leaf values. A decoder that converts its values by a
+//! conversion that can fail ([`crate::types::proxy`]) reads them while it is built: its leaves
+//! are decoded as they are registered even when others wait ([`DecodeContext::eagerly`]), and if
+//! they fail, a leaf that waits from before is run to see whether it fails first, as it would
+//! have on one thread ([`DecodeContext::earlier_error`]).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -165,6 +169,22 @@ impl<'a> DecodeContext<'a> {
         let built = build(self);
         self.defer = defer;
         built
+    }
+
+    /// The first error of the leaves deferred so far, which are run now, in the order they were
+    /// registered: a decoder whose build fails while leaves wait (one that converts its values
+    /// as it is built) reports what decoding them at once would have reported first. `tree` is
+    /// any node of the schema, to name the failing one.
+    pub(crate) fn earlier_error(&mut self, tree: NodeRef<'_>) -> Option<DecodeError> {
+        let budget = &self.budget;
+        std::mem::take(&mut self.pending)
+            .into_iter()
+            .find_map(|leaf| {
+                let node = leaf.node;
+                (leaf.task)(&mut budget.clone())
+                    .err()
+                    .map(|error| error.at_path_if_unset(|| tree.with_id(node).path()))
+            })
     }
 
     /// Runs every deferred leaf's task, on rayon's threads if `parallel` and they are large

@@ -72,7 +72,9 @@ impl<'a> BoolStream<'a> {
                         data.len()
                     )));
                 }
-                if count % 8 != 0 && data.last().is_some_and(|&last| last >> (count % 8) != 0) {
+                if !count.is_multiple_of(8)
+                    && data.last().is_some_and(|&last| last >> (count % 8) != 0)
+                {
                     return Err(corrupt("packed booleans have bits set past the last value"));
                 }
                 Ok((0..count)
@@ -234,7 +236,13 @@ mod tests {
         }
         let n = test_len(100_000);
         assert!(round_trip(&vec![false; n]) < 20);
-        assert!(round_trip(&(0..n).map(|i| i / (n / 10) % 2 == 0).collect::<Vec<_>>()) < 40);
+        assert!(
+            round_trip(
+                &(0..n)
+                    .map(|i| (i / (n / 10)).is_multiple_of(2))
+                    .collect::<Vec<_>>()
+            ) < 40
+        );
     }
 
     #[test]

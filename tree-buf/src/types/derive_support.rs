@@ -89,13 +89,30 @@ impl<T: ?Sized> ValueEncoder<T> for UnitEncoder {
     }
 }
 
-/// Checks that `node` can be read as a value without data.
-pub fn check_unit(node: NodeRef<'_>, count: usize, type_name: &str) -> Result<(), DecodeError> {
+/// Checks that `node` can be read as a value without data: a unit, or an option that holds
+/// nothing (how a `Value` writes the nulls it reads units as, so that a file read as `Value` and
+/// written again still reads).
+pub fn check_unit(
+    node: NodeRef<'_>,
+    count: usize,
+    type_name: &str,
+    ctx: &mut DecodeContext<'_>,
+) -> Result<(), DecodeError> {
     if is_empty_void(node, count)? || node.node_type() == NodeType::Unit {
-        Ok(())
-    } else {
-        Err(node.mismatch(type_name))
+        return Ok(());
     }
+    if node.node_type() == NodeType::Option {
+        let presence = ctx.presence(node, count)?;
+        if let Some(index) = presence.iter().position(|&present| present) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::SchemaMismatch,
+                node.path(),
+                format!("the file has an option here, the type expects {type_name}, and value {index} is not null"),
+            ));
+        }
+        return Ok(());
+    }
+    Err(node.mismatch(type_name))
 }
 
 /// A field the file does not have.

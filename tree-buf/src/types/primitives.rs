@@ -376,6 +376,27 @@ fn decode_char(
                 .collect::<Result<_, _>>()?;
             Ok(chars.into_iter())
         }),
+        // A `Value` keeps a char as a string: a file of chars read as `Value` and written again
+        // holds one-char strings.
+        NodeType::Str => ctx.strings(node, count, 0, |strings| {
+            let chars: Vec<char> = (0..strings.len())
+                .map(|index| {
+                    let text = strings.get(index);
+                    let mut chars = text.chars();
+                    match (chars.next(), chars.next()) {
+                        (Some(only), None) => Ok(only),
+                        _ => Err(DecodeError::new(
+                            DecodeErrorKind::SchemaMismatch,
+                            String::new(),
+                            format!(
+                                "the file has the string {text:?} here, the type expects a char"
+                            ),
+                        )),
+                    }
+                })
+                .collect::<Result<_, _>>()?;
+            Ok(chars.into_iter())
+        }),
         _ => Err(node.mismatch("char")),
     }
 }
@@ -411,7 +432,7 @@ macro_rules! unit {
 
         impl<$($generics)*> ValueDecoder<$t> for UnitDecoder<$t> {
             fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
-                check_unit(node, count, $name)?;
+                check_unit(node, count, $name, ctx)?;
                 // Zero-sized values still cost time to hand out; bound them like any other.
                 ctx.charge(node, count, 1)?;
                 Ok(UnitDecoder(PhantomData))

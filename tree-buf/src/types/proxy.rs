@@ -126,19 +126,25 @@ impl<T, P: TryDecodeProxy<T>> TryProxyDecoder<T, P> {
             &mut DecodeContext<'_>,
         ) -> Result<<P::Stored as Decode>::Decoder, DecodeError>,
     ) -> Result<Self, DecodeError> {
-        ctx.charge(node, count, size_of::<T>())?;
-        let mut stored = ctx.eagerly(build)?;
-        let values = (0..count)
-            .map(|_| {
-                P::try_from_stored(stored.next()).map_err(|message| {
-                    DecodeError::new(DecodeErrorKind::SchemaMismatch, node.path(), message)
+        let convert = |ctx: &mut DecodeContext<'_>| {
+            ctx.charge(node, count, size_of::<T>())?;
+            let mut stored = ctx.eagerly(build)?;
+            (0..count)
+                .map(|_| {
+                    P::try_from_stored(stored.next()).map_err(|message| {
+                        DecodeError::new(DecodeErrorKind::SchemaMismatch, node.path(), message)
+                    })
                 })
-            })
-            .collect::<Result<Vec<T>, DecodeError>>()?;
-        Ok(TryProxyDecoder {
-            values: values.into_iter(),
-            _proxy: PhantomData,
-        })
+                .collect::<Result<Vec<T>, DecodeError>>()
+        };
+        match convert(ctx) {
+            Ok(values) => Ok(TryProxyDecoder {
+                values: values.into_iter(),
+                _proxy: PhantomData,
+            }),
+            // A leaf registered before this one, which waits, would have failed first.
+            Err(error) => Err(ctx.earlier_error(node).unwrap_or(error)),
+        }
     }
 }
 
@@ -170,6 +176,10 @@ impl<T, P: TryDecodeProxy<T>> ValueDecoder<T> for TryProxyDecoder<T, P> {
         self.values
             .next()
             .expect("a decoder is asked for no more values than it was built for")
+    }
+
+    fn next_vec(&mut self, n: usize) -> Vec<T> {
+        self.values.by_ref().take(n).collect()
     }
 }
 

@@ -159,7 +159,9 @@ macro_rules! byte_buffers {
         impl Decode for $t {
             type Decoder = SeqDecoder<u8>;
             fn join_chunks(parts: Vec<Self>) -> Option<Self> {
-                Some($from_vec(concat(parts.into_iter().map(|part| part.to_vec()).collect())))
+                let mut all = Vec::with_capacity(parts.iter().map(|part| part.len()).sum());
+                parts.iter().for_each(|part| all.extend_from_slice(part));
+                Some($from_vec(all))
             }
         }
     )*};
@@ -168,7 +170,8 @@ macro_rules! byte_buffers {
 #[cfg(feature = "bytes")]
 byte_buffers!(
     bytes::Bytes: bytes::Bytes::from,
-    bytes::BytesMut: |bytes: Vec<u8>| bytes::BytesMut::from(&bytes[..])
+    // Through `Bytes`, which takes the vector over without copying it.
+    bytes::BytesMut: |bytes: Vec<u8>| bytes::BytesMut::from(bytes::Bytes::from(bytes))
 );
 
 /// How many items each value of a sequence, array or map node has.
@@ -188,8 +191,73 @@ impl Lengths {
     }
 }
 
-/// Reads the lengths of `count` values from a sequence or array node, and their total;
-/// `expected` names the type being decoded for a mismatch.
+/// Hands back the items of sequences or arrays, from one child holding all of them one after
+/// another, or from the elements of a tuple, the items at each position in turn: how a [`Value`]
+/// writes arrays of a few scalars that all have one length, so that a file read as `Value` and
+/// written again still reads.
+///
+/// [`Value`]: crate::Value
+#[derive(Debug)]
+pub struct Items<D> {
+    decoders: Vec<D>,
+    /// The decoder of the next item.
+    at: usize,
+}
+
+impl<D> Items<D> {
+    /// The decoders of the `total` items of the `count` values of sequence, array or tuple `node`.
+    fn new<T>(
+        node: NodeRef<'_>,
+        count: usize,
+        total: usize,
+        ctx: &mut DecodeContext<'_>,
+    ) -> Result<Self, DecodeError>
+    where
+        D: ValueDecoder<T>,
+    {
+        ctx.charge(node, total, size_of::<T>())?;
+        let decoders = crate::stack::deeper(|| match node.node_type() {
+            NodeType::Tuple => (node.children())
+                .map(|element| D::new(element, count, ctx))
+                .collect(),
+            _ => Ok(vec![D::new(
+                node.child(0).unwrap_or_else(|| node.void()),
+                total,
+                ctx,
+            )?]),
+        })?;
+        Ok(Items { decoders, at: 0 })
+    }
+
+    #[inline]
+    fn next<T>(&mut self) -> T
+    where
+        D: ValueDecoder<T>,
+    {
+        let item = self.decoders[self.at].next();
+        self.at += 1;
+        if self.at == self.decoders.len() {
+            self.at = 0;
+        }
+        item
+    }
+
+    /// The next `n` items; from one child, in bulk.
+    #[inline]
+    fn next_vec<T>(&mut self, n: usize) -> Vec<T>
+    where
+        D: ValueDecoder<T>,
+    {
+        match self.decoders.as_mut_slice() {
+            [column] => column.next_vec(n),
+            _ => (0..n).map(|_| self.next()).collect(),
+        }
+    }
+}
+
+/// Reads the lengths of `count` values from a sequence or array node (or a tuple, whose
+/// elements are its items), and their total; `expected` names the type being decoded for a
+/// mismatch.
 pub(crate) fn read_lengths(
     node: NodeRef<'_>,
     count: usize,
@@ -209,6 +277,10 @@ pub(crate) fn read_lengths(
             let len = usize::try_from(node.array_len()).unwrap_or(usize::MAX);
             Ok((Lengths::Fixed(len), total))
         }
+        NodeType::Tuple if node.children().len() > 0 => {
+            let len = node.children().len();
+            Ok((Lengths::Fixed(len), count.saturating_mul(len)))
+        }
         _ => Err(node.mismatch(expected)),
     }
 }
@@ -217,7 +289,7 @@ pub(crate) fn read_lengths(
 #[derive(Debug)]
 pub struct SeqDecoder<T: Decode> {
     lengths: Lengths,
-    items: Option<Box<T::Decoder>>,
+    items: Option<Box<Items<T::Decoder>>>,
 }
 
 impl<T: Decode> SeqDecoder<T> {
@@ -233,13 +305,9 @@ impl<T: Decode> SeqDecoder<T> {
                 items: None,
             });
         }
-        ctx.charge(node, total, size_of::<T>())?;
-        let child = node.child(0).unwrap_or_else(|| node.void());
         Ok(SeqDecoder {
             lengths,
-            items: Some(Box::new(crate::stack::deeper(|| {
-                T::Decoder::new(child, total, ctx)
-            })?)),
+            items: Some(Box::new(Items::new(node, count, total, ctx)?)),
         })
     }
 
@@ -247,7 +315,7 @@ impl<T: Decode> SeqDecoder<T> {
     #[inline]
     fn next_with<C>(
         &mut self,
-        collect: impl FnOnce(&mut T::Decoder, usize) -> C,
+        collect: impl FnOnce(&mut Items<T::Decoder>, usize) -> C,
         empty: impl FnOnce() -> C,
     ) -> C {
         let len = self.lengths.next();
@@ -354,7 +422,7 @@ impl<T: Encode, const N: usize> Encode for [T; N] {
 /// Hands back fixed-length arrays.
 #[derive(Debug)]
 pub struct ArrayDecoder<T: Decode> {
-    items: T::Decoder,
+    items: Items<T::Decoder>,
 }
 
 impl<T: Decode, const N: usize> ValueDecoder<[T; N]> for ArrayDecoder<T> {
@@ -378,12 +446,8 @@ impl<T: Decode, const N: usize> ValueDecoder<[T; N]> for ArrayDecoder<T> {
                 format!("the file has a sequence of {len} items here, the type expects {expected}"),
             ));
         }
-        if total > 0 {
-            ctx.charge(node, total, size_of::<T>())?;
-        }
-        let child = node.child(0).unwrap_or_else(|| node.void());
         Ok(ArrayDecoder {
-            items: T::Decoder::new(child, total, ctx)?,
+            items: Items::new(node, count, total, ctx)?,
         })
     }
 

@@ -492,6 +492,26 @@ impl Kind {
 /// Arrays that always hold this many scalars or fewer, all of one length, are written as tuples.
 const MAX_TUPLE: u64 = 8;
 
+/// The first row of `n` of `values` if every row is the same (rows of `default` when there are
+/// no values), or `None`.
+fn same_in_every_row<T: Copy + PartialEq>(
+    values: Option<&[T]>,
+    n: usize,
+    default: T,
+) -> Option<Vec<T>> {
+    let Some(values) = values else {
+        return Some(vec![default; n]);
+    };
+    if n == 0 {
+        return values.is_empty().then(Vec::new);
+    }
+    let first = values.get(..n)?;
+    values
+        .chunks(n)
+        .all(|row| row == first)
+        .then(|| first.to_vec())
+}
+
 impl Slot {
     /// About how many bytes the slot's columns take.
     pub(super) fn bytes(&self) -> usize {
@@ -559,9 +579,18 @@ impl Slot {
         if let Some(presence) = &mut self.presence {
             presence.push(true);
         }
-        let same_kind = |kind: &Kind| {
-            kind.kind() == name
-                || (name == KindName::Array(ArrayOf::Nothing) && matches!(kind, Kind::Array { .. }))
+        // An empty array goes with the arrays of any kind, and arrays so far all empty take the
+        // kind of the first that is not: a sequence with some empty values is one kind.
+        let same_kind = |kind: &Kind| match (name, kind) {
+            (KindName::Array(ArrayOf::Nothing), Kind::Array { .. })
+            | (
+                KindName::Array(_),
+                Kind::Array {
+                    of: ArrayOf::Nothing,
+                    ..
+                },
+            ) => true,
+            _ => kind.kind() == name,
         };
         let index = match self.kinds.iter().position(same_kind) {
             Some(index) => index,
@@ -576,6 +605,11 @@ impl Slot {
         };
         if let Some(discriminants) = &mut self.discriminants {
             discriminants.push(index as u32);
+        }
+        if let (KindName::Array(items), Kind::Array { of, .. }) = (name, &mut self.kinds[index]) {
+            if *of == ArrayOf::Nothing {
+                *of = items;
+            }
         }
         &mut self.kinds[index]
     }
@@ -605,19 +639,32 @@ impl Slot {
     }
 
     pub(super) fn push_integer(&mut self, value: i128) {
-        if let Kind::Integer(values) = self.begin(KindName::Integer) {
+        // Unsigned integers of a path that has some above `i128::MAX` are one kind, `huge`, as
+        // long as none is negative: a column of `u128` stays one column.
+        let has = |kind: KindName| self.kinds.iter().any(|k| k.kind() == kind);
+        if value >= 0 && has(KindName::Huge) && !has(KindName::Integer) {
+            if let Kind::Huge(values) = self.begin(KindName::Huge) {
+                values.push(value as u128);
+            }
+        } else if let Kind::Integer(values) = self.begin(KindName::Integer) {
             values.push(value);
         }
     }
 
     pub(super) fn push_unsigned(&mut self, value: u128) {
-        match i128::try_from(value) {
-            Ok(value) => self.push_integer(value),
-            Err(_) => {
-                if let Kind::Huge(values) = self.begin(KindName::Huge) {
-                    values.push(value);
+        let Err(_) = i128::try_from(value) else {
+            return self.push_integer(value as i128);
+        };
+        // The integers before it join it, if none is negative (see `push_integer`).
+        if let Some(kind) = (self.kinds.iter_mut()).find(|kind| kind.kind() == KindName::Integer) {
+            if let Kind::Integer(values) = kind {
+                if values.iter().all(|&v| v >= 0) {
+                    *kind = Kind::Huge(values.iter().map(|&v| v as u128).collect());
                 }
             }
+        }
+        if let Kind::Huge(values) = self.begin(KindName::Huge) {
+            values.push(value);
         }
     }
 
@@ -711,20 +758,43 @@ impl Slot {
         }
     }
 
-    /// For the items of arrays that all have the same small length `n` and hold one scalar kind
-    /// without nulls: one slot per position.
+    /// For the items of arrays that all have the same small length `n`, whose items at each
+    /// position are all null or all of one scalar kind (not necessarily the kind of the other
+    /// positions): one slot per position.
     fn split_fixed(&self, lengths: &[u64]) -> Option<Vec<Slot>> {
         let n = *lengths.first()?;
-        if !(2..=MAX_TUPLE).contains(&n)
-            || lengths.iter().any(|&len| len != n)
-            || self.presence.is_some()
-            || self.kinds.len() != 1
-        {
+        if !(2..=MAX_TUPLE).contains(&n) || lengths.iter().any(|&len| len != n) {
             return None;
         }
-        (0..n as usize)
-            .map(|offset| {
-                let kind = self.kinds[0].stride(offset, n as usize)?;
+        let n = n as usize;
+        // Which positions hold values, and the kind of each of those.
+        let present = same_in_every_row(self.presence.as_deref(), n, true)?;
+        let held = present.iter().filter(|&&present| present).count();
+        let kinds: Vec<u32> = match (&self.discriminants, self.kinds.len()) {
+            (Some(discriminants), _) => same_in_every_row(Some(discriminants), held, 0)?,
+            (None, 1) => vec![0; held],
+            (None, _) => (held == 0).then(Vec::new)?,
+        };
+        // The number of positions before this one that hold values.
+        let mut held_before = 0;
+        (0..n)
+            .map(|position| {
+                if !present[position] {
+                    // Nulls: an option that holds nothing.
+                    return Some(Slot {
+                        depth: self.depth,
+                        len: lengths.len(),
+                        presence: Some(vec![false; lengths.len()]),
+                        ..Slot::default()
+                    });
+                }
+                // The items of a kind are in order: those at each of its positions in turn.
+                let at = held_before;
+                held_before += 1;
+                let kind = *kinds.get(at)?;
+                let positions = kinds.iter().filter(|&&k| k == kind).count();
+                let offset = kinds[..at].iter().filter(|&&k| k == kind).count();
+                let kind = self.kinds.get(kind as usize)?.stride(offset, positions)?;
                 Some(Slot {
                     depth: self.depth,
                     len: kind.len(),

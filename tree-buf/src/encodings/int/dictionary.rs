@@ -64,7 +64,7 @@ pub(super) fn encode<W: Word>(
 
 /// The number of distinct groups of `group` words, if `values` splits into groups.
 pub(super) fn count_groups<W: Word>(values: &[W], group: usize) -> Option<usize> {
-    if group < 2 || values.len() % group != 0 {
+    if group < 2 || !values.len().is_multiple_of(group) {
         return None;
     }
     let groups: FxHashSet<&[W]> = values.chunks_exact(group).collect();
@@ -135,7 +135,7 @@ impl<'a> Dictionary<'a> {
         depth: usize,
     ) -> Result<Vec<W>, DecodeError> {
         let group = self.group.unwrap_or(1);
-        if group == 0 || count % group != 0 {
+        if group == 0 || !count.is_multiple_of(group) {
             return Err(corrupt(format!(
                 "groups of {group} cannot make {count} values"
             )));

@@ -605,7 +605,7 @@ fn check_end(codes: &[u8], position: usize) -> Result<(), DecodeError> {
         });
     }
     let padding = codes.last().map_or(0, |&last| last >> (position % 8));
-    if position % 8 != 0 && padding != 0 {
+    if !position.is_multiple_of(8) && padding != 0 {
         return Err(corrupt("the padding after the Huffman codes is not zero"));
     }
     Ok(())

@@ -162,7 +162,7 @@ fn unpack_word(word: u32, out: &mut [u32; 28]) -> usize {
 
 /// Decodes `count` values into 32-bit integers.
 pub(crate) fn decode_u32(body: &[u8], count: usize) -> Result<Vec<u32>, DecodeError> {
-    if body.len() % 4 != 0 {
+    if !body.len().is_multiple_of(4) {
         return Err(corrupt(
             "Simple16 data is not a whole number of 32-bit words",
         ));

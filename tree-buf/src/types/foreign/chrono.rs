@@ -51,7 +51,10 @@ convert! {
         |(seconds, nanos)| DateTime::from_timestamp(seconds, nanos);
     DateTime<FixedOffset> as (i64, u32, i32):
         |at| (at.timestamp(), at.nanosecond(), at.offset().local_minus_utc()),
+        // Its local date and time must be in range too: chrono's methods that give them panic
+        // where they are not.
         |(seconds, nanos, offset)| FixedOffset::east_opt(offset).zip(DateTime::from_timestamp(seconds, nanos))
+            .filter(|(offset, at)| at.naive_utc().checked_add_offset(*offset).is_some())
             .map(|(offset, at)| at.with_timezone(&offset));
     TimeDelta as (i64, i32): |delta| (delta.num_seconds(), delta.subsec_nanos()),
         |(seconds, nanos)| TimeDelta::try_seconds(seconds)

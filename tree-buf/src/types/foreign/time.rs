@@ -61,7 +61,7 @@ fn time_of_day(nanos: u64) -> Option<Time> {
     .ok()
 }
 
-/// The instant `seconds` and `nanos` after the Unix epoch, in UTC.
+/// The date and time `seconds` and `nanos` after the Unix epoch, in UTC.
 fn instant(seconds: i64, nanos: u32) -> Option<OffsetDateTime> {
     OffsetDateTime::from_unix_timestamp(seconds)
         .ok()?
@@ -78,9 +78,11 @@ convert! {
         |(seconds, nanos)| instant(seconds, nanos).map(|at| PrimitiveDateTime::new(at.date(), at.time()));
     OffsetDateTime as (i64, u32, i32):
         |at| (at.unix_timestamp(), at.nanosecond(), at.offset().whole_seconds()),
+        // From its local date and time, which are in range even where its UTC instant is not
+        // (the last hour of `Date::MAX` an hour west of UTC).
         |(seconds, nanos, offset)| UtcOffset::from_whole_seconds(offset).ok()
-            .zip(instant(seconds, nanos))
-            .and_then(|(offset, at)| at.checked_to_offset(offset));
+            .zip(seconds.checked_add(i64::from(offset)).and_then(|local| instant(local, nanos)))
+            .map(|(offset, local)| PrimitiveDateTime::new(local.date(), local.time()).assume_offset(offset));
     Duration as (i64, i32): |duration| (duration.whole_seconds(), duration.subsec_nanoseconds()),
         // Nanoseconds of the seconds' sign and under a second, which `Duration::new` then
         // takes as they are (it panics where normalizing them would overflow).
