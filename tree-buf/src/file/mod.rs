@@ -13,7 +13,7 @@
 //!           pre-order; table_crc covers rows and sizes, data_crc every branch byte
 //! ```
 //!
-//! A reader reads every version from 1 to [`ARCHIVE_VERSION`]. Every branch is skippable by its
+//! A reader reads every version from 1 to [`Version::NEWEST`](crate::encodings::Version::NEWEST). Every branch is skippable by its
 //! size without being parsed, and a chunk carries everything needed to decode it given the
 //! schema.
 
