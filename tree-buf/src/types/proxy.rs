@@ -78,16 +78,22 @@ pub struct ProxyDecoder<T, P: DecodeProxy<T>> {
     _type: PhantomData<fn() -> T>,
 }
 
+impl<T, P: DecodeProxy<T>> ProxyDecoder<T, P> {
+    fn over(stored: <P::Stored as Decode>::Decoder) -> Self {
+        ProxyDecoder {
+            stored,
+            _type: PhantomData,
+        }
+    }
+}
+
 impl<T, P: DecodeProxy<T>> ValueDecoder<T> for ProxyDecoder<T, P> {
     fn new(
         node: NodeRef<'_>,
         count: usize,
         ctx: &mut DecodeContext<'_>,
     ) -> Result<Self, DecodeError> {
-        Ok(ProxyDecoder {
-            stored: <P::Stored as Decode>::Decoder::new(node, count, ctx)?,
-            _type: PhantomData,
-        })
+        <P::Stored as Decode>::Decoder::new(node, count, ctx).map(ProxyDecoder::over)
     }
 
     /// Absent as the stored type is: a type stored as an `Option` reads a missing field as the
@@ -97,10 +103,7 @@ impl<T, P: DecodeProxy<T>> ValueDecoder<T> for ProxyDecoder<T, P> {
         count: usize,
         ctx: &mut DecodeContext<'_>,
     ) -> Result<Self, DecodeError> {
-        Ok(ProxyDecoder {
-            stored: <P::Stored as Decode>::Decoder::absent(missing, count, ctx)?,
-            _type: PhantomData,
-        })
+        <P::Stored as Decode>::Decoder::absent(missing, count, ctx).map(ProxyDecoder::over)
     }
 
     #[inline]
@@ -252,3 +255,40 @@ macro_rules! stored_as {
     feature = "uuid"
 ))]
 pub(crate) use stored_as;
+
+/// Stores each listed type through `$proxy`, as `Type as Stored: |value| to_stored,
+/// |stored| from_stored` where `from_stored` gives `None` for a stored value with no counterpart
+/// (the error then names the value and the type, of crate `$crate_name`).
+#[cfg(any(feature = "chrono", feature = "time"))]
+macro_rules! checked_conversions {
+    ($proxy:ident, $crate_name:literal;
+     $($t:ty as $stored:ty: |$value:ident| $to:expr, |$back:pat_param| $from:expr;)*) => {$(
+        impl $crate::types::proxy::EncodeProxy<$t> for $proxy {
+            type Stored = $stored;
+            #[inline]
+            fn to_stored($value: &$t) -> $stored {
+                $to
+            }
+        }
+
+        impl $crate::types::proxy::TryDecodeProxy<$t> for $proxy {
+            type Stored = $stored;
+            fn try_from_stored(stored: $stored) -> Result<$t, String> {
+                let $back = stored;
+                $from.ok_or_else(|| {
+                    format!(
+                        "{stored:?} is out of the range of {}'s {}",
+                        $crate_name,
+                        stringify!($t)
+                    )
+                })
+            }
+        }
+
+        $crate::types::proxy::stored_as! {
+            [] $t => $proxy, TryProxyDecoder;
+        }
+    )*};
+}
+#[cfg(any(feature = "chrono", feature = "time"))]
+pub(crate) use checked_conversions;

@@ -9,38 +9,12 @@ use chrono::{
     DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc,
 };
 
-use crate::types::proxy::{stored_as, EncodeProxy, TryDecodeProxy};
+use crate::types::proxy::checked_conversions;
 
 pub struct Chrono;
 
-/// Implements both halves of a proxy: `$to` converts a value into its stored form, `$from` back.
-macro_rules! convert {
-    ($($t:ty as $stored:ty: |$value:ident| $to:expr, |$back:pat_param| $from:expr;)*) => {$(
-        impl EncodeProxy<$t> for Chrono {
-            type Stored = $stored;
-            #[inline]
-            fn to_stored($value: &$t) -> $stored {
-                $to
-            }
-        }
-
-        impl TryDecodeProxy<$t> for Chrono {
-            type Stored = $stored;
-            fn try_from_stored(stored: $stored) -> Result<$t, String> {
-                let $back = stored;
-                $from.ok_or_else(|| {
-                    format!("{stored:?} is out of the range of chrono's {}", stringify!($t))
-                })
-            }
-        }
-
-        stored_as! {
-            [] $t => Chrono, TryProxyDecoder;
-        }
-    )*};
-}
-
-convert! {
+checked_conversions! {
+    Chrono, "chrono";
     NaiveDate as i32: |date| date.num_days_from_ce(),
         |days| NaiveDate::from_num_days_from_ce_opt(days);
     NaiveTime as (u32, u32): |time| (time.num_seconds_from_midnight(), time.nanosecond()),

@@ -7,38 +7,11 @@
 
 use time::{Date, Duration, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
 
-use crate::types::proxy::{stored_as, EncodeProxy, TryDecodeProxy};
+use crate::types::proxy::checked_conversions;
 
 pub struct TimeCrate;
 
 const NANOS_PER_SECOND: u64 = 1_000_000_000;
-
-/// Implements both halves of a proxy: `$to` converts a value into its stored form, `$from` back.
-macro_rules! convert {
-    ($($t:ty as $stored:ty: |$value:ident| $to:expr, |$back:pat_param| $from:expr;)*) => {$(
-        impl EncodeProxy<$t> for TimeCrate {
-            type Stored = $stored;
-            #[inline]
-            fn to_stored($value: &$t) -> $stored {
-                $to
-            }
-        }
-
-        impl TryDecodeProxy<$t> for TimeCrate {
-            type Stored = $stored;
-            fn try_from_stored(stored: $stored) -> Result<$t, String> {
-                let $back = stored;
-                $from.ok_or_else(|| {
-                    format!("{stored:?} is out of the range of time's {}", stringify!($t))
-                })
-            }
-        }
-
-        stored_as! {
-            [] $t => TimeCrate, TryProxyDecoder;
-        }
-    )*};
-}
 
 /// The nanoseconds since midnight of a time of day.
 fn nanos_of_day(time: &Time) -> u64 {
@@ -69,7 +42,8 @@ fn instant(seconds: i64, nanos: u32) -> Option<OffsetDateTime> {
         .ok()
 }
 
-convert! {
+checked_conversions! {
+    TimeCrate, "time";
     Date as i32: |date| date.to_julian_day(), |day| Date::from_julian_day(day).ok();
     Time as u64: |time| nanos_of_day(time), |nanos| time_of_day(nanos);
     UtcOffset as i32: |offset| offset.whole_seconds(),
