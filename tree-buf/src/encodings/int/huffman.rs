@@ -43,6 +43,9 @@ use crate::error::{corrupt, truncated, DecodeError};
 const MAX_CODE_LEN: u32 = 15;
 /// The most values with a code of their own (one code is kept for escapes).
 const MAX_SYMBOLS: usize = (1 << MAX_CODE_LEN) - 1;
+/// Plans of at most this many codes are first priced by their entropy, to spare building codes
+/// for those that cannot win.
+const BOUNDED_SYMBOLS: usize = 1024;
 /// Columns shorter than this are not worth a code table.
 pub(super) const MIN_VALUES: usize = 64;
 /// Columns of at least this many values have their codes in four streams (version 5), read in
@@ -74,8 +77,9 @@ pub(super) struct Plan<W> {
 
 impl<W: Word> Plan<W> {
     /// The codes for `values`, whose extremes are `min` and `max`: the most frequent of those
-    /// that repeat get codes, or `None` if none repeats (or too few do for a table to pay).
-    pub(super) fn of(values: &[W], min: W, max: W) -> Option<Plan<W>> {
+    /// that repeat get codes, or `None` if none repeats (or too few do for a table to pay), or
+    /// if the plan's [`Self::estimate`] could not come under `to_beat` bytes.
+    pub(super) fn of(values: &[W], min: W, max: W, to_beat: usize) -> Option<Plan<W>> {
         if values.len() < MIN_VALUES {
             return None;
         }
@@ -118,6 +122,17 @@ impl<W: Word> Plan<W> {
         if escapes > 0 {
             weights.push(escapes as u64);
         }
+        // No prefix code takes fewer bits than the weights' entropy: a plan that would lose even
+        // with those is not worth building codes for. Only a short table is checked: a long one
+        // mostly wins, and the check would cost a logarithm per symbol on top of its codes.
+        if weights.len() <= BOUNDED_SYMBOLS {
+            let table_bytes =
+                Self::table_bytes(table.iter().map(|&(value, ..)| value), weights.len());
+            let least_code_bytes = entropy_bits(&weights).div_ceil(8) as usize;
+            if table_bytes + escaped_bytes + least_code_bytes >= to_beat {
+                return None;
+            }
+        }
         let lengths = code_lengths(&weights);
         let code_bits = weights
             .iter()
@@ -143,11 +158,15 @@ impl<W: Word> Plan<W> {
     /// The encoded size, roughly: the codes exactly, the tables and escaped values as varints
     /// (their cascades do no worse).
     pub(super) fn estimate(&self) -> usize {
-        let table: usize = self.values.iter().map(|&v| varint_bytes(v)).sum();
-        16 + table
-            + self.lengths.len() / 2
+        Self::table_bytes(self.values.iter().copied(), self.lengths.len())
             + self.escaped_bytes
             + self.code_bits.div_ceil(8) as usize
+    }
+
+    /// About what a table of the coded `values` and `codes` code lengths takes, with the
+    /// stream's other fixed parts.
+    fn table_bytes(values: impl Iterator<Item = W>, codes: usize) -> usize {
+        16 + values.map(varint_bytes).sum::<usize>() + codes / 2
     }
 
     /// Encodes `values`, the values the plan was made for.
@@ -236,6 +255,17 @@ fn far_more_distinct<W: Word>(values: &[W], limit: usize) -> bool {
 
 fn varint_bytes<W: Word>(value: W) -> usize {
     (bit_width(value) as usize).max(1).div_ceil(7)
+}
+
+/// The order-0 entropy of symbols of `weights` (all positive), in whole bits, rounded down: no
+/// prefix code (no Huffman code) writes them in fewer.
+fn entropy_bits(weights: &[u64]) -> u64 {
+    let total: u64 = weights.iter().sum();
+    let bits: f64 = (weights.iter())
+        .map(|&weight| weight as f64 * (total as f64 / weight as f64).log2())
+        .sum();
+    // Rounded down a little further, so that float error never makes it exceed the truth.
+    (bits * (1.0 - 1e-9)).max(0.0) as u64
 }
 
 /// Huffman code lengths for `weights` (all positive), none longer than [`MAX_CODE_LEN`].
@@ -865,7 +895,56 @@ mod tests {
     fn plan<W: Word>(values: &[W]) -> Option<Plan<W>> {
         let min = values.iter().copied().min()?;
         let max = values.iter().copied().max()?;
-        Plan::of(values, min, max)
+        Plan::of(values, min, max, usize::MAX)
+    }
+
+    /// A plan is refused for a size to beat exactly when its estimate would not come under it
+    /// (the entropy bound only spares building codes that would lose).
+    #[test]
+    fn plans_are_refused_only_where_they_would_lose() {
+        for values in shapes() {
+            let (Some(&min), Some(&max)) = (values.iter().min(), values.iter().max()) else {
+                continue;
+            };
+            let Some(estimate) = plan(&values).map(|plan| plan.estimate()) else {
+                continue;
+            };
+            for to_beat in [
+                estimate.saturating_sub(1),
+                estimate,
+                estimate + 1,
+                estimate * 2,
+            ] {
+                let planned = Plan::of(&values, min, max, to_beat);
+                if to_beat > estimate {
+                    assert!(
+                        planned.is_some(),
+                        "{} values, {to_beat} to beat",
+                        values.len()
+                    );
+                }
+                if let Some(planned) = planned {
+                    assert_eq!(planned.estimate(), estimate);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn entropy_bounds_the_bits_of_huffman_codes() {
+        for weights in [
+            vec![1u64, 1],
+            vec![5, 1, 1, 1],
+            vec![1000, 1],
+            vec![3; 17],
+            vec![7],
+        ] {
+            let bits: u64 = (weights.iter().zip(code_lengths(&weights)))
+                .map(|(&weight, length)| weight * u64::from(length))
+                .sum();
+            assert!(entropy_bits(&weights) <= bits, "{weights:?}");
+        }
+        assert_eq!(entropy_bits(&[4, 4]), 7, "8 bits, rounded down a little");
     }
 
     /// `values` Huffman-coded by a writer of version `newest`, if they have a plan.

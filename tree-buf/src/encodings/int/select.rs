@@ -683,7 +683,7 @@ fn best_leaf<W: Word>(
     // Huffman codes are planned before Simple16 is sized, so that a plan that wins spares
     // sizing Simple16 exactly; on a tie Simple16 wins, as the simpler codec.
     let plan = (!chain.has(Chain::HUFFMAN))
-        .then(|| huffman::Plan::of(values, profile.min, profile.max))
+        .then(|| huffman::Plan::of(values, profile.min, profile.max, best.1))
         .flatten()
         .filter(|plan| plan.estimate() < best.1);
     let to_beat = plan.as_ref().map_or(best.1, |plan| plan.estimate() + 1);
