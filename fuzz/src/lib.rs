@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use arbitrary::{Arbitrary, Unstructured};
+use serde::{Deserialize, Serialize};
 use tree_buf::archive::{Archive, StreamReader};
 use tree_buf::{
     decode_with_options, encode_with_options, size_breakdown, size_breakdown_with_options,
@@ -18,7 +19,7 @@ use tree_buf::{
 
 /// A type with every kind of schema node: integers of every width, floats, strings, chars, bytes,
 /// options, sequences, arrays, tuples, maps, enums of every variant shape, recursion and units.
-#[derive(Encode, Decode, Arbitrary, Debug, Clone, PartialEq)]
+#[derive(Encode, Decode, Arbitrary, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Record {
     pub id: u64,
     pub name: String,
@@ -40,7 +41,7 @@ pub struct Record {
     pub nothing: (),
 }
 
-#[derive(Encode, Decode, Arbitrary, Debug, Clone, PartialEq)]
+#[derive(Encode, Decode, Arbitrary, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub enum Kind {
     Empty,
     Count(u32),
@@ -48,7 +49,7 @@ pub enum Kind {
     Named { x: f32, y: Option<bool> },
 }
 
-#[derive(Encode, Decode, Arbitrary, Debug, Clone, PartialEq)]
+#[derive(Encode, Decode, Arbitrary, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Tree {
     pub value: i16,
     pub children: Vec<Tree>,
@@ -78,7 +79,7 @@ pub struct Foreign {
 }
 
 /// Some fields of [`Record`]: decoding into it reads their branches and skips the others.
-#[derive(Decode, Debug)]
+#[derive(Decode, Deserialize, Debug)]
 pub struct RecordSubset {
     pub name: String,
     pub kind: Kind,
@@ -184,6 +185,40 @@ pub fn decode(bytes: &[u8]) -> Decoded {
         .collect()
     });
     Decoded { checked, unchecked }
+}
+
+/// What [`serde`] read of a file, with checksums verified and without.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ThroughSerde {
+    /// It read as `serde_json::Value`.
+    pub json: bool,
+    /// It read as `Vec<Record>`.
+    pub records: bool,
+    /// It read as `Vec<RecordSubset>`, a type that names some of the fields.
+    pub subset: bool,
+}
+
+/// Decodes `bytes` through serde's `Deserialize` (`tree_buf::serde::from_slice`) as types that
+/// read the file's own types, as the derive's records, and as some of their fields. Where the
+/// derive reads records, serde must read the same ones.
+pub fn serde(bytes: &[u8]) -> [ThroughSerde; 2] {
+    [DecodeOptions::default(), unchecked()].map(|options| {
+        let json = tree_buf::serde::from_slice_with_options::<serde_json::Value>(bytes, &options);
+        let records = tree_buf::serde::from_slice_with_options::<Vec<Record>>(bytes, &options);
+        let subset = tree_buf::serde::from_slice_with_options::<Vec<RecordSubset>>(bytes, &options);
+        if let Ok(derived) = decode_with_options::<Vec<Record>>(bytes, &options) {
+            match &records {
+                // Compared as encoded, bit for bit: a NaN is not equal to itself.
+                Ok(records) if tree_buf::encode(records) == tree_buf::encode(&derived) => {}
+                other => panic!("the derive read records that serde read otherwise: {other:?}"),
+            }
+        }
+        ThroughSerde {
+            json: json.is_ok(),
+            records: records.is_ok(),
+            subset: subset.is_ok(),
+        }
+    })
 }
 
 /// What [`inspect`] could read of a file.

@@ -114,6 +114,10 @@ impl std::error::Error for DecodeError {}
 pub enum EncodeErrorKind {
     /// The value nests deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) schema levels.
     DepthLimit,
+    /// A value given through serde ([`crate::serde::to_vec`]) failed or cannot be stored: its
+    /// `Serialize` implementation reported an error, or it changed shape where tree-buf needs one
+    /// shape (a tuple of two elements where one of three was written before).
+    Custom,
 }
 
 /// Why encoding failed, and at which schema path.
@@ -167,12 +171,23 @@ impl EncodeError {
     pub fn message(&self) -> &str {
         &self.message
     }
+
+    /// The same error, one step further from the root: `step` is prepended to its path.
+    pub(crate) fn within(mut self, step: impl fmt::Display) -> Self {
+        self.path = if self.path.is_empty() {
+            step.to_string()
+        } else {
+            format!("{step}.{}", self.path)
+        };
+        self
+    }
 }
 
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self.kind {
             EncodeErrorKind::DepthLimit => "nesting too deep",
+            EncodeErrorKind::Custom => "cannot encode",
         };
         write!(f, "{kind}")?;
         if !self.path.is_empty() {

@@ -33,6 +33,8 @@
 //! ## Optional features
 //!
 //! - `json` (on by default): `From` conversions between [`Value`] and `serde_json::Value`.
+//! - `serde` (on by default): the [`serde`](crate::serde) module, columnar encoding of any type
+//!   that implements serde's `Serialize`, and decoding into any that implements `Deserialize`.
 //! - `parallel` (on by default): large files are encoded and decoded on rayon's threads, as
 //!   [`EncodeOptions::parallel`] and [`DecodeOptions::parallel`] allow. Without it, everything
 //!   runs on the calling thread and rayon is not a dependency.
@@ -75,6 +77,8 @@ mod options;
 mod parallel;
 mod reader;
 mod schema;
+#[cfg(feature = "serde")]
+pub mod serde;
 mod stack;
 mod types;
 mod value;

@@ -76,6 +76,23 @@ fn decode() {
 }
 
 #[test]
+fn serde() {
+    replay("serde", checks::serde, |seed, [checked, unchecked]| {
+        // Every valid file reads as `serde_json::Value`, but for those holding integers past 64
+        // bits, which JSON's numbers do not; records read as records and as some of their fields.
+        let wide = ["records-", "record-", "people-", "foreign-", "graphql-fast"];
+        let records = written_as(seed) == Some(As::Records);
+        let expected = checks::ThroughSerde {
+            json: !wide.iter().any(|prefix| seed.starts_with(prefix)),
+            records,
+            subset: records,
+        };
+        assert_eq!(checked, expected, "{seed}");
+        assert_eq!(unchecked, expected, "{seed}");
+    });
+}
+
+#[test]
 fn inspect() {
     replay("inspect", checks::inspect, |seed, inspected| {
         let all = Inspected {

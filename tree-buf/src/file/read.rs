@@ -129,12 +129,7 @@ impl<'a> FileView<'a> {
     /// Decodes the root value, reading only the branches `T` needs; the data checksum is the
     /// caller's to verify.
     pub(crate) fn decode<T: Decode>(&self, options: &DecodeOptions) -> Result<T, DecodeError> {
-        if self.chunk.rows != 1 {
-            return Err(corrupt(format!(
-                "the file holds {} root values; expected one",
-                self.chunk.rows
-            )));
-        }
+        self.check_one_root()?;
         let mut decoder: T::Decoder = decode_root(
             self.context(options),
             self.tree.root(),
@@ -142,6 +137,17 @@ impl<'a> FileView<'a> {
             self.parallel(options),
         )?;
         Ok(decoder.next())
+    }
+
+    /// Checks that the file holds one root value, as every file but an archive's chunk does.
+    pub(crate) fn check_one_root(&self) -> Result<(), DecodeError> {
+        if self.chunk.rows != 1 {
+            return Err(corrupt(format!(
+                "the file holds {} root values; expected one",
+                self.chunk.rows
+            )));
+        }
+        Ok(())
     }
 
     /// Whether to decode leaves in parallel: only for files whose data is large enough that the

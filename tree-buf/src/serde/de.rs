@@ -1,0 +1,734 @@
+//! A serde `Deserializer` over a file's schema and columns.
+//!
+//! Every schema node becomes a cursor over its columns the first time a value is read from it,
+//! with the count its parent's shaping streams gave it (presence, lengths, discriminants), exactly
+//! as the derive's decoders are built: a node the type never asks for (a field it lacks) is never
+//! built, so its branches are never read. Values are then handed to serde's visitors in order,
+//! one node's cursor at a time.
+
+use std::vec::IntoIter;
+
+use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+
+use crate::branch::{DecodeContext, Leaf};
+use crate::encodings::int::Word;
+use crate::encodings::string::Strings;
+use crate::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::schema::canonical::canonical_name;
+use crate::schema::{NodeRef, NodeType};
+use crate::types::{char_from_code, is_empty_void, read_lengths, Lengths};
+
+impl de::Error for DecodeError {
+    fn custom<T: std::fmt::Display>(message: T) -> Self {
+        DecodeError::new(DecodeErrorKind::SchemaMismatch, "", message.to_string())
+    }
+}
+
+/// A name (of a field or variant) for a visitor.
+fn key(name: &str) -> de::value::StrDeserializer<'_, DecodeError> {
+    name.into_deserializer()
+}
+
+/// A schema node and the values of it still to be read.
+#[derive(Debug)]
+pub(super) struct Slot<'t> {
+    node: NodeRef<'t>,
+    count: usize,
+    /// The node's cursors, once a value is read.
+    built: Option<Built<'t>>,
+}
+
+/// The strings of a string column, handed out in order.
+#[derive(Debug, Default)]
+struct StrCursor {
+    strings: Strings,
+    next: usize,
+}
+
+impl StrCursor {
+    fn next(&mut self) -> &str {
+        let index = self.next;
+        self.next += 1;
+        if index < self.strings.len() {
+            self.strings.get(index)
+        } else {
+            ""
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Built<'t> {
+    /// Units, voids, and nodes with no values.
+    Null,
+    Bool(Leaf<IntoIter<bool>>),
+    U8(Leaf<IntoIter<u8>>),
+    U16(Leaf<IntoIter<u16>>),
+    U32(Leaf<IntoIter<u32>>),
+    U64(Leaf<IntoIter<u64>>),
+    U128(Leaf<IntoIter<u128>>),
+    I8(Leaf<IntoIter<u8>>),
+    I16(Leaf<IntoIter<u16>>),
+    I32(Leaf<IntoIter<u32>>),
+    I64(Leaf<IntoIter<u64>>),
+    I128(Leaf<IntoIter<u128>>),
+    F32(Leaf<IntoIter<u32>>),
+    F64(Leaf<IntoIter<u64>>),
+    Char(Leaf<IntoIter<char>>),
+    Str(Leaf<StrCursor>),
+    Option {
+        presence: IntoIter<bool>,
+        inner: Box<Slot<'t>>,
+    },
+    /// Sequences and arrays; `bytes` when the items are `u8`.
+    Seq {
+        lengths: Lengths,
+        items: Box<Slot<'t>>,
+        bytes: bool,
+    },
+    Map {
+        lengths: IntoIter<u64>,
+        keys: Box<Slot<'t>>,
+        values: Box<Slot<'t>>,
+    },
+    Tuple(Vec<Slot<'t>>),
+    Struct(Vec<Slot<'t>>),
+    /// Enums (`tagged`) and unions: the variant of each value, and the variants.
+    Enum {
+        discriminants: IntoIter<u32>,
+        variants: Vec<Slot<'t>>,
+        tagged: bool,
+    },
+}
+
+fn words<'a, W: Word + 'a>(
+    node: NodeRef<'_>,
+    count: usize,
+    ctx: &mut DecodeContext<'a>,
+) -> Result<Leaf<IntoIter<W>>, DecodeError> {
+    ctx.words::<W, _>(node, count, 0, |words| Ok(words.into_iter()))
+}
+
+impl<'t> Slot<'t> {
+    /// The `count` values under `node`.
+    pub(super) fn new(node: NodeRef<'t>, count: usize) -> Self {
+        Slot {
+            node,
+            count,
+            built: None,
+        }
+    }
+
+    /// The node's cursors, built now if this is its first value.
+    fn built(&mut self, ctx: &mut DecodeContext<'_>) -> Result<&mut Built<'t>, DecodeError> {
+        if self.built.is_none() {
+            let built = build(self.node, self.count, ctx)
+                .map_err(|e| e.at_path_if_unset(|| self.node.path()))?;
+            self.built = Some(built);
+        }
+        Ok(self.built.get_or_insert(Built::Null))
+    }
+}
+
+fn build<'t>(
+    node: NodeRef<'t>,
+    count: usize,
+    ctx: &mut DecodeContext<'_>,
+) -> Result<Built<'t>, DecodeError> {
+    if count == 0 || is_empty_void(node, count)? {
+        return Ok(Built::Null);
+    }
+    // Every value is visited, whatever it holds: a value without data still costs its visit.
+    ctx.charge(node, count, 1)?;
+    let child = |index: usize| node.child(index).unwrap_or_else(|| node.void());
+    Ok(match node.node_type() {
+        NodeType::Void | NodeType::Unit => Built::Null,
+        NodeType::Bool => Built::Bool(ctx.bools(node, count, |bools| Ok(bools.into_iter()))?),
+        NodeType::U8 => Built::U8(words(node, count, ctx)?),
+        NodeType::U16 => Built::U16(words(node, count, ctx)?),
+        NodeType::U32 => Built::U32(words(node, count, ctx)?),
+        NodeType::U64 => Built::U64(words(node, count, ctx)?),
+        NodeType::U128 => Built::U128(words(node, count, ctx)?),
+        NodeType::I8 => Built::I8(words(node, count, ctx)?),
+        NodeType::I16 => Built::I16(words(node, count, ctx)?),
+        NodeType::I32 => Built::I32(words(node, count, ctx)?),
+        NodeType::I64 => Built::I64(words(node, count, ctx)?),
+        NodeType::I128 => Built::I128(words(node, count, ctx)?),
+        NodeType::F32 => {
+            Built::F32(ctx.floats::<u32, _>(node, count, 0, |bits| Ok(bits.into_iter()))?)
+        }
+        NodeType::F64 => {
+            Built::F64(ctx.floats::<u64, _>(node, count, 0, |bits| Ok(bits.into_iter()))?)
+        }
+        NodeType::Char => Built::Char(ctx.words::<u32, _>(node, count, 0, |codes| {
+            let chars = codes.into_iter().map(char_from_code);
+            Ok(chars.collect::<Result<Vec<char>, _>>()?.into_iter())
+        })?),
+        NodeType::Str => {
+            Built::Str(ctx.strings(node, count, 0, |strings| Ok(StrCursor { strings, next: 0 }))?)
+        }
+        NodeType::Option => {
+            let presence = ctx.presence(node, count)?;
+            let present = presence.iter().filter(|&&p| p).count();
+            Built::Option {
+                presence: presence.into_iter(),
+                inner: Box::new(Slot::new(child(0), present)),
+            }
+        }
+        NodeType::Seq | NodeType::Array => {
+            let (lengths, total) = read_lengths(node, count, ctx, "a sequence")?;
+            Built::Seq {
+                lengths,
+                items: Box::new(Slot::new(child(0), total)),
+                bytes: child(0).node_type() == NodeType::U8,
+            }
+        }
+        NodeType::Map => {
+            let (lengths, total) = ctx.lengths(node, count)?;
+            Built::Map {
+                lengths: lengths.into_iter(),
+                keys: Box::new(Slot::new(child(0), total)),
+                values: Box::new(Slot::new(child(1), total)),
+            }
+        }
+        NodeType::Tuple => Built::Tuple(node.children().map(|c| Slot::new(c, count)).collect()),
+        NodeType::Struct => Built::Struct(node.children().map(|c| Slot::new(c, count)).collect()),
+        NodeType::Enum | NodeType::Union => {
+            let discriminants = ctx.discriminants(node, count)?;
+            let variant_count = node.children().len();
+            let mut counts = vec![0usize; variant_count];
+            for &d in &discriminants {
+                *counts.get_mut(d as usize).ok_or_else(|| {
+                    corrupt(format!(
+                        "discriminant {d} is out of range for {variant_count} variants"
+                    ))
+                })? += 1;
+            }
+            Built::Enum {
+                discriminants: discriminants.into_iter(),
+                variants: node
+                    .children()
+                    .zip(counts)
+                    .map(|(c, n)| Slot::new(c, n))
+                    .collect(),
+                tagged: node.node_type() == NodeType::Enum,
+            }
+        }
+    })
+}
+
+/// Reads the next value of a slot: the `Deserializer` a type's `Deserialize` is given.
+pub(super) struct At<'s, 't, 'a> {
+    slot: &'s mut Slot<'t>,
+    ctx: &'s mut DecodeContext<'a>,
+}
+
+impl<'s, 't, 'a> At<'s, 't, 'a> {
+    pub(super) fn new(slot: &'s mut Slot<'t>, ctx: &'s mut DecodeContext<'a>) -> Self {
+        At { slot, ctx }
+    }
+
+    /// Runs `read` on the built slot, naming the node in an error that has no path yet.
+    fn read<R>(
+        self,
+        read: impl FnOnce(&mut Built<'t>, &mut DecodeContext<'a>) -> Result<R, DecodeError>,
+    ) -> Result<R, DecodeError> {
+        let At { slot, ctx } = self;
+        let node = slot.node;
+        let built = slot.built(ctx)?;
+        crate::stack::deeper(|| read(built, ctx)).map_err(|e| e.at_path_if_unset(|| node.path()))
+    }
+
+    /// The reader of the next value itself: for a union, of the member that holds it.
+    fn member(self) -> Result<Self, DecodeError> {
+        let At { slot, ctx } = self;
+        let union = matches!(slot.built(ctx)?, Built::Enum { tagged: false, .. });
+        if !union {
+            return Ok(At { slot, ctx });
+        }
+        match At::next_variant(slot.built(ctx)?) {
+            Some((member, _)) => At::new(member, ctx).member(),
+            None => Err(corrupt("a union value has no member")),
+        }
+    }
+
+    /// The variant of the next value of an enum or union, and its slot.
+    fn next_variant<'b>(built: &'b mut Built<'t>) -> Option<(&'b mut Slot<'t>, bool)> {
+        let Built::Enum {
+            discriminants,
+            variants,
+            tagged,
+        } = built
+        else {
+            return None;
+        };
+        let index = discriminants.next().unwrap_or(0) as usize;
+        let tagged = *tagged;
+        variants.get_mut(index).map(|slot| (slot, tagged))
+    }
+}
+
+/// Hands the next value of `built` to `visitor`, by the type the file stores.
+fn visit_any<'de, 't, 'a, V: Visitor<'de>>(
+    built: &mut Built<'t>,
+    ctx: &mut DecodeContext<'a>,
+    visitor: V,
+) -> Result<V::Value, DecodeError> {
+    match built {
+        Built::Null => visitor.visit_unit(),
+        Built::Bool(values) => visitor.visit_bool(values.next_item().unwrap_or_default()),
+        Built::U8(values) => visitor.visit_u8(values.next_item().unwrap_or_default()),
+        Built::U16(values) => visitor.visit_u16(values.next_item().unwrap_or_default()),
+        Built::U32(values) => visitor.visit_u32(values.next_item().unwrap_or_default()),
+        Built::U64(values) => visitor.visit_u64(values.next_item().unwrap_or_default()),
+        Built::U128(values) => visitor.visit_u128(values.next_item().unwrap_or_default()),
+        Built::I8(values) => visitor.visit_i8(values.next_item().unwrap_or_default() as i8),
+        Built::I16(values) => visitor.visit_i16(values.next_item().unwrap_or_default() as i16),
+        Built::I32(values) => visitor.visit_i32(values.next_item().unwrap_or_default() as i32),
+        Built::I64(values) => visitor.visit_i64(values.next_item().unwrap_or_default() as i64),
+        Built::I128(values) => visitor.visit_i128(values.next_item().unwrap_or_default() as i128),
+        Built::F32(values) => {
+            visitor.visit_f32(f32::from_bits(values.next_item().unwrap_or_default()))
+        }
+        Built::F64(values) => {
+            visitor.visit_f64(f64::from_bits(values.next_item().unwrap_or_default()))
+        }
+        Built::Char(values) => visitor.visit_char(values.next_item().unwrap_or_default()),
+        Built::Str(strings) => visitor.visit_str(strings.column().next()),
+        Built::Option { presence, inner } => {
+            if presence.next().unwrap_or(false) {
+                visitor.visit_some(At::new(inner, ctx))
+            } else {
+                visitor.visit_none()
+            }
+        }
+        Built::Seq { lengths, items, .. } => {
+            let left = lengths.next();
+            visitor.visit_seq(Items { items, ctx, left })
+        }
+        Built::Map {
+            lengths,
+            keys,
+            values,
+        } => {
+            let left = lengths.next().unwrap_or(0) as usize;
+            visitor.visit_map(Entries {
+                keys,
+                values,
+                ctx,
+                left,
+            })
+        }
+        Built::Tuple(elements) => visitor.visit_seq(Elements {
+            elements: elements.iter_mut(),
+            ctx,
+        }),
+        Built::Struct(fields) => {
+            let names = fields.iter().map(|f| f.node.name().unwrap_or_default());
+            let keys = names.enumerate();
+            visitor.visit_map(Fields {
+                wanted: keys.collect::<Vec<_>>().into_iter(),
+                fields,
+                ctx,
+                value: None,
+            })
+        }
+        built @ Built::Enum { .. } => match At::next_variant(built) {
+            // An enum read without its type is a map of one entry: the variant's name to its
+            // content, as serde's externally tagged enums are written in JSON.
+            Some((slot, true)) => visitor.visit_map(Variant {
+                name: Some(slot.node.name().unwrap_or_default()),
+                slot,
+                ctx,
+            }),
+            Some((slot, false)) => At::new(slot, ctx).read(|b, ctx| visit_any(b, ctx, visitor)),
+            None => Err(corrupt("an enum value has no variant")),
+        },
+    }
+}
+
+macro_rules! forward_to_any {
+    ($($method:ident),* $(,)?) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+            self.deserialize_any(visitor)
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for At<'_, '_, '_> {
+    type Error = DecodeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.read(|built, ctx| visit_any(built, ctx, visitor))
+    }
+
+    forward_to_any! {
+        deserialize_bool, deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64,
+        deserialize_u128, deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64,
+        deserialize_i128, deserialize_f32, deserialize_f64, deserialize_char, deserialize_str,
+        deserialize_string, deserialize_seq, deserialize_map, deserialize_identifier,
+        deserialize_ignored_any,
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.member()?.read(|built, ctx| match built {
+            Built::Seq {
+                lengths,
+                items,
+                bytes: true,
+            } => {
+                let len = lengths.next();
+                let Built::U8(values) = items.built(ctx)? else {
+                    return visitor.visit_byte_buf(Vec::new());
+                };
+                let values = values.column();
+                let bytes: Vec<u8> = values.take(len).collect();
+                visitor.visit_byte_buf(bytes)
+            }
+            built => visit_any(built, ctx, visitor),
+        })
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.deserialize_bytes(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        let At { slot, ctx } = self.member()?;
+        let node = slot.node;
+        let (null, option) = match slot.built(ctx)? {
+            Built::Null => (true, false),
+            Built::Option { .. } => (false, true),
+            _ => (false, false),
+        };
+        if null {
+            visitor.visit_none()
+        } else if option {
+            At { slot, ctx }.deserialize_any(visitor)
+        } else {
+            // A plain value where the type has an option: always present.
+            visitor.visit_some(At { slot, ctx })
+        }
+        .map_err(|e| e.at_path_if_unset(|| node.path()))
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.member()?.read(|built, ctx| match built {
+            // An option that holds nothing reads as a unit, as `Value` writes its nulls.
+            Built::Option { presence, .. } => match presence.next() {
+                Some(true) => Err(DecodeError::new(
+                    DecodeErrorKind::SchemaMismatch,
+                    "",
+                    "the file has a value here, the type expects a unit",
+                )),
+                _ => visitor.visit_unit(),
+            },
+            built => visit_any(built, ctx, visitor),
+        })
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        self.deserialize_unit(visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        let this = self.member()?;
+        let node = this.slot.node;
+        this.read(|built, ctx| match built {
+            // Only the fields the type has are read: the others' branches are never touched.
+            Built::Struct(slots) => {
+                let mut wanted = Vec::with_capacity(fields.len());
+                for &name in fields {
+                    if let Some(index) = node.find_child(name)? {
+                        wanted.push((index, name));
+                    }
+                }
+                visitor.visit_map(Fields {
+                    wanted: wanted.into_iter(),
+                    fields: slots,
+                    ctx,
+                    value: None,
+                })
+            }
+            built => visit_any(built, ctx, visitor),
+        })
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        self.member()?.read(|built, ctx| match built {
+            Built::Enum { tagged: true, .. } => match At::next_variant(built) {
+                Some((slot, _)) => {
+                    let written = slot.node.name().unwrap_or_default();
+                    // The type's spelling of the variant, matched canonically.
+                    let wanted = canonical_name(written);
+                    let variant = (variants.iter())
+                        .find(|v| canonical_name(v) == wanted)
+                        .map_or(written, |v| *v);
+                    visitor.visit_enum(Variant {
+                        name: Some(variant),
+                        slot,
+                        ctx,
+                    })
+                }
+                None => Err(corrupt("an enum value has no variant")),
+            },
+            // Unit variants written as their names (from JSON, say).
+            Built::Str(strings) => {
+                let name = strings.column().next().to_owned();
+                visitor.visit_enum(de::value::StringDeserializer::<DecodeError>::new(name))
+            }
+            built => visit_any(built, ctx, visitor),
+        })
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+/// The items of one sequence.
+struct Items<'s, 't, 'a> {
+    items: &'s mut Slot<'t>,
+    ctx: &'s mut DecodeContext<'a>,
+    left: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for Items<'_, '_, '_> {
+    type Error = DecodeError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, DecodeError> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        seed.deserialize(At::new(self.items, self.ctx)).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+/// The elements of one tuple.
+struct Elements<'s, 't, 'a> {
+    elements: std::slice::IterMut<'s, Slot<'t>>,
+    ctx: &'s mut DecodeContext<'a>,
+}
+
+impl<'de> de::SeqAccess<'de> for Elements<'_, '_, '_> {
+    type Error = DecodeError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, DecodeError> {
+        match self.elements.next() {
+            Some(slot) => seed.deserialize(At::new(slot, self.ctx)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.elements.len())
+    }
+}
+
+/// The entries of one map.
+struct Entries<'s, 't, 'a> {
+    keys: &'s mut Slot<'t>,
+    values: &'s mut Slot<'t>,
+    ctx: &'s mut DecodeContext<'a>,
+    left: usize,
+}
+
+impl<'de> de::MapAccess<'de> for Entries<'_, '_, '_> {
+    type Error = DecodeError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, DecodeError> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        seed.deserialize(At::new(self.keys, self.ctx)).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, DecodeError> {
+        seed.deserialize(At::new(self.values, self.ctx))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+/// The fields of one struct, as a map from their names to their values.
+struct Fields<'s, 't, 'a, I> {
+    /// The fields to hand out: their index in the node, and their name (the type's spelling
+    /// when the type named its fields, the file's otherwise).
+    wanted: I,
+    fields: &'s mut [Slot<'t>],
+    ctx: &'s mut DecodeContext<'a>,
+    /// The slot of the value whose key was handed out last.
+    value: Option<usize>,
+}
+
+impl<'de, 't, I: Iterator<Item = (usize, &'t str)>> de::MapAccess<'de> for Fields<'_, 't, '_, I> {
+    type Error = DecodeError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, DecodeError> {
+        for (index, name) in self.wanted.by_ref() {
+            let Some(field) = self.fields.get_mut(index) else {
+                continue;
+            };
+            // A field that some structs lack is an option: those structs leave its key out, so
+            // that the type's default (`None` for an `Option` field) applies.
+            if let Built::Option { presence, .. } = field.built(self.ctx)? {
+                if !presence.next().unwrap_or(false) {
+                    continue;
+                }
+            }
+            self.value = Some(index);
+            return seed.deserialize(key(name)).map(Some);
+        }
+        Ok(None)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, DecodeError> {
+        let field = (self.value.take())
+            .and_then(|index| self.fields.get_mut(index))
+            .ok_or_else(|| corrupt("a struct field's value was asked for before its name"))?;
+        if let Some(Built::Option { inner, .. }) = &mut field.built {
+            // The presence was read with the key.
+            return seed.deserialize(At::new(inner, self.ctx));
+        }
+        seed.deserialize(At::new(field, self.ctx))
+    }
+}
+
+/// The variant of one enum value: an `EnumAccess` for a type that knows the enum, and a map of
+/// one entry for one that does not.
+struct Variant<'s, 't, 'a, 'n> {
+    name: Option<&'n str>,
+    slot: &'s mut Slot<'t>,
+    ctx: &'s mut DecodeContext<'a>,
+}
+
+impl<'de, 's, 't, 'a> de::EnumAccess<'de> for Variant<'s, 't, 'a, '_> {
+    type Error = DecodeError;
+    type Variant = At<'s, 't, 'a>;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, Self::Variant), DecodeError> {
+        let name = self.name.unwrap_or_default();
+        let value = seed.deserialize(key(name))?;
+        Ok((value, At::new(self.slot, self.ctx)))
+    }
+}
+
+impl<'de> de::MapAccess<'de> for Variant<'_, '_, '_, '_> {
+    type Error = DecodeError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, DecodeError> {
+        match self.name.take() {
+            Some(name) => seed.deserialize(key(name)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, DecodeError> {
+        seed.deserialize(At::new(self.slot, self.ctx))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for At<'_, '_, '_> {
+    type Error = DecodeError;
+
+    fn unit_variant(self) -> Result<(), DecodeError> {
+        de::Deserialize::deserialize(self)
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(
+        self,
+        seed: T,
+    ) -> Result<T::Value, DecodeError> {
+        seed.deserialize(self)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(
+        self,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        de::Deserializer::deserialize_tuple(self, len, visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        de::Deserializer::deserialize_struct(self, "", fields, visitor)
+    }
+}

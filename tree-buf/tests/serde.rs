@@ -1,0 +1,550 @@
+//! `tree_buf::serde`: serde types encoded in the derive's columnar layout, decoded through
+//! `Deserialize`, partially, and from hostile bytes.
+
+use std::collections::{BTreeMap, HashMap};
+
+use proptest::prelude::*;
+use serde::{Deserialize, Serialize};
+use tree_buf::serde::{from_slice, from_slice_with_options, to_vec, to_vec_with_options};
+use tree_buf::{
+    decode, encode, DecodeErrorKind, DecodeOptions, EncodeErrorKind, EncodeOptions, Preference,
+};
+use tree_buf::{Decode, Encode};
+
+/// One type deriving both tree-buf's traits and serde's, with every shape both data models
+/// share.
+#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Record {
+    id: u64,
+    small: u8,
+    medium: u16,
+    wide: u32,
+    huge: u128,
+    signed: (i8, i16, i32, i64, i128),
+    ratio: f32,
+    price: f64,
+    flag: bool,
+    initial: char,
+    name: String,
+    tags: Vec<String>,
+    bid: Option<u32>,
+    payload: Vec<u8>,
+    shape: Shape,
+    point: Point,
+    meters: Meters,
+    marker: Marker,
+    by_year: BTreeMap<u16, String>,
+    nested: Vec<Vec<Option<i64>>>,
+}
+
+#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+enum Shape {
+    Empty,
+    Circle(f64),
+    Segment(i32, i32),
+    Box { width: u16, height: u16 },
+}
+
+#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Point(i32, i32);
+
+#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Meters(f64);
+
+#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Marker;
+
+fn records(n: usize) -> Vec<Record> {
+    (0..n)
+        .map(|i| {
+            let i32 = i as i32;
+            Record {
+                id: 1_000_000 + i as u64 * 3,
+                small: (i % 7) as u8,
+                medium: (i * 31 % 65_536) as u16,
+                wide: (i as u32).wrapping_mul(2_654_435_761),
+                huge: (i as u128) << 90,
+                signed: (
+                    -(i as i8 % 5),
+                    -3 * i as i16,
+                    -i32,
+                    -(i as i64) << 33,
+                    -(i as i128) << 70,
+                ),
+                ratio: i as f32 / 8.0,
+                price: 100.0 + i as f64 * 0.25,
+                flag: i % 3 == 0,
+                initial: ['a', 'é', '字', '🦀'][i % 4],
+                name: format!("player{}", i % 13),
+                tags: (0..i % 4).map(|t| format!("tag{t}")).collect(),
+                bid: (i % 2 == 0).then_some(i as u32),
+                payload: (0..(i % 5) as u8).collect(),
+                shape: match i % 4 {
+                    0 => Shape::Empty,
+                    1 => Shape::Circle(i as f64),
+                    2 => Shape::Segment(i32, -i32),
+                    _ => Shape::Box {
+                        width: i as u16,
+                        height: 2,
+                    },
+                },
+                point: Point(i32, i32 * 2),
+                meters: Meters(i as f64 * 1.5),
+                marker: Marker,
+                by_year: (0..i % 3)
+                    .map(|y| (1990 + y as u16, format!("y{y}")))
+                    .collect(),
+                nested: vec![vec![Some(i as i64), None], vec![]],
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_serde_type_writes_the_bytes_of_its_derived_twin_and_each_reads_the_other() {
+    let records = records(200);
+    let derived = encode(&records);
+    let through_serde = to_vec(&records).unwrap();
+    assert_eq!(through_serde, derived);
+
+    assert_eq!(from_slice::<Vec<Record>>(&derived).unwrap(), records);
+    assert_eq!(decode::<Vec<Record>>(&through_serde).unwrap(), records);
+
+    // Options apply alike: the faster preference gives the same bytes both ways too.
+    let faster = EncodeOptions::default().prefer(Preference::Faster);
+    assert_eq!(
+        to_vec_with_options(&records, &faster).unwrap(),
+        tree_buf::encode_with_options(&records, &faster).unwrap()
+    );
+}
+
+#[test]
+fn roots_of_every_kind_round_trip() {
+    fn round_trip<T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug>(
+        value: T,
+    ) {
+        let bytes = to_vec(&value).unwrap();
+        assert_eq!(from_slice::<T>(&bytes).unwrap(), value);
+    }
+    round_trip(7u8);
+    round_trip(-7i128);
+    round_trip(f64::NAN.to_bits());
+    round_trip("text".to_owned());
+    round_trip(());
+    round_trip(Marker);
+    round_trip(Some(Point(1, 2)));
+    round_trip(None::<u8>);
+    round_trip(Vec::<String>::new());
+    round_trip((1u8, "two".to_owned(), 3.0f32));
+    round_trip([[1u16, 2], [3, 4]]);
+    round_trip(Shape::Box {
+        width: 3,
+        height: 4,
+    });
+    // Floats are bit-exact.
+    let bits = to_vec(&vec![
+        -0.0f64,
+        f64::INFINITY,
+        f64::from_bits(0x7ff8_0000_dead_beef),
+    ])
+    .unwrap();
+    let back: Vec<f64> = from_slice(&bits).unwrap();
+    assert_eq!(back[0].to_bits(), (-0.0f64).to_bits());
+    assert_eq!(back[2].to_bits(), 0x7ff8_0000_dead_beef);
+}
+
+#[test]
+fn maps_take_keys_of_any_type() {
+    let by_pair: BTreeMap<(u32, u32), Vec<String>> = (0..50)
+        .map(|i| ((i, i * i), vec![format!("v{i}")]))
+        .collect();
+    let bytes = to_vec(&by_pair).unwrap();
+    assert_eq!(
+        from_slice::<BTreeMap<(u32, u32), Vec<String>>>(&bytes).unwrap(),
+        by_pair
+    );
+    // The same map written by the derive reads through serde, and the other way.
+    assert_eq!(
+        decode::<BTreeMap<(u32, u32), Vec<String>>>(&bytes).unwrap(),
+        by_pair
+    );
+
+    let by_id: HashMap<u64, Option<bool>> = (0..100)
+        .map(|i| (i, (i % 3 != 0).then_some(i % 2 == 0)))
+        .collect();
+    let bytes = to_vec(&by_id).unwrap();
+    assert_eq!(
+        from_slice::<HashMap<u64, Option<bool>>>(&bytes).unwrap(),
+        by_id
+    );
+    assert_eq!(decode::<HashMap<u64, Option<bool>>>(&bytes).unwrap(), by_id);
+}
+
+/// serde's attributes: names, skipped and defaulted fields, flattening, and the three enum
+/// representations other than the external one.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Event {
+    #[serde(rename = "eventId")]
+    id: u32,
+    #[serde(skip)]
+    cached: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    labels: Vec<String>,
+    #[serde(flatten)]
+    context: Context,
+    kind: Kind,
+    detail: Detail,
+    extra: serde_json::Value,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Context {
+    host: String,
+    port: u16,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(tag = "type")]
+enum Kind {
+    Click { x: i32, y: i32 },
+    Key { code: u32 },
+    Idle,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(untagged)]
+enum Detail {
+    Count(u64),
+    Text(String),
+    Pair { a: bool, b: bool },
+}
+
+fn events() -> Vec<Event> {
+    (0..60u32)
+        .map(|i| Event {
+            id: i,
+            cached: 0,
+            note: (i % 4 == 1).then(|| format!("note {i}")),
+            labels: (0..i % 3).map(|l| format!("l{l}")).collect(),
+            context: Context {
+                host: format!("host{}", i % 3),
+                port: 8000 + (i % 2) as u16,
+            },
+            kind: match i % 3 {
+                0 => Kind::Click {
+                    x: i as i32,
+                    y: -(i as i32),
+                },
+                1 => Kind::Key { code: i * 7 },
+                _ => Kind::Idle,
+            },
+            detail: match i % 3 {
+                0 => Detail::Count(i as u64),
+                1 => Detail::Text(format!("t{i}")),
+                _ => Detail::Pair {
+                    a: i % 2 == 0,
+                    b: true,
+                },
+            },
+            extra: match i % 5 {
+                0 => serde_json::json!(null),
+                1 => serde_json::json!({ "ms": i, "ok": true }),
+                2 => serde_json::json!([1, "two", 3.5]),
+                3 => serde_json::json!(-(i as i64)),
+                _ => serde_json::json!("plain"),
+            },
+        })
+        .collect()
+}
+
+#[test]
+fn serde_attributes_and_self_described_values_round_trip() {
+    let events = events();
+    let bytes = to_vec(&events).unwrap();
+    let back: Vec<Event> = from_slice(&bytes).unwrap();
+    assert_eq!(back, events);
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Sparse {
+    id: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    bonus: u64,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
+}
+
+#[test]
+fn a_field_left_out_of_some_values_is_a_presence_stream() {
+    let rows: Vec<Sparse> = (0..40u32)
+        .map(|i| Sparse {
+            id: i,
+            note: (i % 4 == 1).then(|| format!("note {i}")),
+            bonus: u64::from(i % 3),
+        })
+        .collect();
+    let bytes = to_vec(&rows).unwrap();
+    assert_eq!(from_slice::<Vec<Sparse>>(&bytes).unwrap(), rows);
+    // Written only for some rows: options, not errors, so that the derive reads them too.
+    #[derive(Decode, Debug)]
+    struct Derived {
+        id: u32,
+        note: Option<String>,
+        bonus: Option<u64>,
+    }
+    let derived: Vec<Derived> = decode(&bytes).unwrap();
+    assert_eq!(
+        (derived[1].id, derived[1].note.as_deref(), derived[1].bonus),
+        (1, Some("note 1"), Some(1))
+    );
+    assert_eq!((derived[0].note.as_deref(), derived[0].bonus), (None, None));
+    // Read without any type, such a field is left out where absent.
+    let json: serde_json::Value = from_slice(&bytes).unwrap();
+    assert!(json[0].get("note").is_none() && json[0].get("bonus").is_none());
+    assert_eq!(json[1]["note"], "note 1");
+}
+
+#[derive(Encode, Serialize, Debug)]
+struct Plain {
+    name: String,
+    tags: Vec<String>,
+    bid: Option<u32>,
+    point: Point,
+    shape: Shape,
+}
+
+#[test]
+fn files_read_into_serde_json_values() {
+    // A file of the derive, read with no type but serde_json's.
+    let rows = vec![
+        Plain {
+            name: "a".into(),
+            tags: vec![],
+            bid: Some(3),
+            point: Point(1, 2),
+            shape: Shape::Empty,
+        },
+        Plain {
+            name: "b".into(),
+            tags: vec!["x".into()],
+            bid: None,
+            point: Point(2, 4),
+            shape: Shape::Circle(1.0),
+        },
+        Plain {
+            name: "c".into(),
+            tags: vec![],
+            bid: None,
+            point: Point(0, 0),
+            shape: Shape::Segment(2, -2),
+        },
+    ];
+    let json: serde_json::Value = from_slice(&encode(&rows)).unwrap();
+    assert_eq!(json[1]["name"], "b");
+    assert_eq!(json[1]["tags"], serde_json::json!(["x"]));
+    assert_eq!(json[1]["point"], serde_json::json!([2, 4]));
+    // Enums read as a map of one entry, the variant's name to its content.
+    assert_eq!(json[0]["shape"], serde_json::json!({ "empty": null }));
+    assert_eq!(json[1]["shape"], serde_json::json!({ "circle": 1.0 }));
+    assert_eq!(json[2]["shape"], serde_json::json!({ "segment": [2, -2] }));
+    assert!(json[0]["bid"].is_number() && json[1].get("bid").is_none());
+    // And the values of a `Value` file.
+    let value = tree_buf::Value::from(serde_json::json!({ "a": [1, 2], "b": "x" }));
+    let json: serde_json::Value = from_slice(&encode(&value)).unwrap();
+    assert_eq!(json, serde_json::json!({ "a": [1, 2], "b": "x" }));
+}
+
+/// An incompressible string, so that its bytes stand in the file as they are.
+fn noise_string(seed: u64) -> String {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..24)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            char::from(b'a' + (state % 26) as u8)
+        })
+        .collect()
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Wide {
+    id: u32,
+    secret: String,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct IdOnly {
+    id: u32,
+}
+
+#[test]
+fn a_type_with_fewer_fields_reads_only_their_branches() {
+    let rows: Vec<Wide> = (0..500)
+        .map(|i| Wide {
+            id: i,
+            secret: noise_string(i as u64),
+        })
+        .collect();
+    let faster = EncodeOptions::default().prefer(Preference::Faster);
+    let mut bytes = to_vec_with_options(&rows, &faster).unwrap();
+    // Break the `secret` branch: a byte that is not UTF-8 in the middle of a stored string.
+    let needle = rows[250].secret.as_bytes();
+    let at = bytes
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .expect("strings stored as they are");
+    bytes[at + 3] = 0xff;
+    let unchecked = DecodeOptions::default().verify_checksums(false);
+    let full = from_slice_with_options::<Vec<Wide>>(&bytes, &unchecked).unwrap_err();
+    assert_eq!(full.path(), "[].secret", "{full}");
+    let ids: Vec<IdOnly> = from_slice_with_options(&bytes, &unchecked).unwrap();
+    assert_eq!(ids.len(), 500);
+    assert_eq!(ids[499].id, 499);
+}
+
+#[test]
+fn decode_errors_name_the_path() {
+    #[derive(Serialize)]
+    struct Wide {
+        items: Vec<Item>,
+    }
+    #[derive(Serialize)]
+    struct Item {
+        count: u32,
+    }
+    #[derive(Deserialize, Debug)]
+    struct Narrow {
+        #[allow(dead_code)]
+        items: Vec<NarrowItem>,
+    }
+    #[derive(Deserialize, Debug)]
+    struct NarrowItem {
+        #[allow(dead_code)]
+        count: u8,
+    }
+    let bytes = to_vec(&Wide {
+        items: vec![Item { count: 3 }, Item { count: 300 }],
+    })
+    .unwrap();
+    let error = from_slice::<Narrow>(&bytes).unwrap_err();
+    assert_eq!(error.kind(), DecodeErrorKind::SchemaMismatch);
+    assert_eq!(error.path(), "items.[].count", "{error}");
+    assert!(error.message().contains("300"), "{error}");
+
+    // A field the type needs and the file lacks.
+    #[derive(Deserialize, Debug)]
+    struct Needs {
+        #[allow(dead_code)]
+        missing: u32,
+    }
+    let error = from_slice::<Needs>(&to_vec(&Item { count: 1 }).unwrap()).unwrap_err();
+    assert_eq!(error.kind(), DecodeErrorKind::SchemaMismatch);
+    assert!(error.message().contains("missing"), "{error}");
+}
+
+#[test]
+fn encode_errors_name_the_path() {
+    struct Failing;
+    impl Serialize for Failing {
+        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom("no value today"))
+        }
+    }
+    #[derive(Serialize)]
+    struct Outer {
+        rows: Vec<BTreeMap<String, Inner>>,
+    }
+    #[derive(Serialize)]
+    struct Inner {
+        value: Failing,
+    }
+    let value = Outer {
+        rows: vec![BTreeMap::from([("k".to_owned(), Inner { value: Failing })])],
+    };
+    let error = to_vec(&value).unwrap_err();
+    assert_eq!(error.kind(), EncodeErrorKind::Custom);
+    assert_eq!(error.path(), "rows.[].{value}.value");
+    assert_eq!(error.message(), "no value today");
+
+    // Tuples of one place keep one length.
+    struct Ragged(usize);
+    impl Serialize for Ragged {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeTuple;
+            let mut tuple = serializer.serialize_tuple(self.0)?;
+            for i in 0..self.0 {
+                tuple.serialize_element(&i)?;
+            }
+            tuple.end()
+        }
+    }
+    // Two lengths at one place are a union of two tuple shapes, which reads back as sequences.
+    let bytes = to_vec(&vec![Ragged(2), Ragged(3)]).unwrap();
+    assert_eq!(
+        from_slice::<Vec<Vec<usize>>>(&bytes).unwrap(),
+        [vec![0, 1], vec![0, 1, 2]]
+    );
+}
+
+#[test]
+fn a_value_nested_past_the_limit_is_an_error_not_an_overflow() {
+    #[derive(Serialize)]
+    struct List {
+        next: Option<Box<List>>,
+    }
+    let mut list = List { next: None };
+    for _ in 0..5_000 {
+        list = List {
+            next: Some(Box::new(list)),
+        };
+    }
+    let error = to_vec(&list).unwrap_err();
+    assert_eq!(error.kind(), EncodeErrorKind::DepthLimit);
+    // Dropping the list recurses once per level; the test thread's stack holds 5,000.
+    std::mem::forget(list);
+}
+
+#[test]
+fn archives_are_refused_with_a_pointer_to_their_reader() {
+    let path = std::env::temp_dir().join(format!("serde-archive-{}.tb", std::process::id()));
+    let mut writer = tree_buf::archive::ArchiveWriter::<Record>::create(&path).unwrap();
+    writer.push(&records(1)[0]).unwrap();
+    writer.finish().unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let error = from_slice::<Vec<Record>>(&bytes).unwrap_err();
+    assert!(error.message().contains("Archive"), "{error}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+    /// Bytes of a real file with some changed, cut or added never make decoding panic, whatever
+    /// type reads them.
+    #[test]
+    fn hostile_bytes_give_errors_not_panics(
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
+        cut in any::<prop::sample::Index>(),
+        rows in 1usize..20,
+    ) {
+        let bytes = to_vec(&records(rows)).unwrap();
+        let mut broken = bytes.clone();
+        for (at, byte) in &edits {
+            let at = at.index(broken.len());
+            broken[at] = *byte;
+        }
+        let unchecked = DecodeOptions::default().verify_checksums(false);
+        let _ = from_slice_with_options::<Vec<Record>>(&broken, &unchecked);
+        let _ = from_slice_with_options::<serde_json::Value>(&broken, &unchecked);
+        let _ = from_slice_with_options::<Vec<Event>>(&broken, &unchecked);
+        let short = &bytes[..cut.index(bytes.len())];
+        prop_assert!(from_slice::<Vec<Record>>(short).is_err());
+    }
+}
