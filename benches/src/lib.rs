@@ -61,6 +61,9 @@ pub const TREE_BUF_PARALLEL: &str = "tree-buf (parallel)";
 pub const TREE_BUF_FASTER: &str = "tree-buf (faster)";
 /// The name of tree-buf's row with [`Preference::Faster`], encoding and decoding in parallel.
 pub const TREE_BUF_FASTER_PARALLEL: &str = "tree-buf (faster, parallel)";
+/// The name of tree-buf's row through serde's traits (`tree_buf::serde`) with the default
+/// options, on one thread.
+pub const TREE_BUF_SERDE: &str = "tree-buf (serde)";
 /// The name of plain bitcode's row.
 pub const BITCODE: &str = "bitcode";
 /// The name of the row of bitcode compressed by zstd at level 3.
@@ -115,6 +118,14 @@ pub fn formats<T: Dataset>(floats: bool) -> Vec<Format<T>> {
             TREE_BUF_FASTER_PARALLEL,
             |v: &T| tree_buf_encode(v, Preference::Faster, true),
             |b: &[u8]| tree_buf_decode(b, true),
+        ),
+        format(
+            TREE_BUF_SERDE,
+            |v: &T| {
+                let options = EncodeOptions::default().parallel(false);
+                tree_buf::serde::to_vec_with_options(v, &options).expect("encodes")
+            },
+            |b: &[u8]| tree_buf::serde::from_slice_with_options(b, &one_thread()).expect("decodes"),
         ),
     ];
     if floats {

@@ -315,6 +315,27 @@ impl<'a> DecodeContext<'a> {
         self.shaping(node, count, 4, int::decode::<u32>)
     }
 
+    /// The `count` discriminants of an enum or union node read as they are written, and how
+    /// many values each of its children holds.
+    pub(crate) fn discriminants_and_counts(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+    ) -> Result<(Vec<u32>, Vec<usize>), DecodeError> {
+        let discriminants = self.discriminants(node, count)?;
+        let variant_count = node.children().len();
+        let mut counts = vec![0usize; variant_count];
+        for &d in &discriminants {
+            *counts.get_mut(d as usize).ok_or_else(|| {
+                corrupt(format!(
+                    "discriminant {d} is out of range for {variant_count} variants"
+                ))
+                .at_path_if_unset(|| node.path())
+            })? += 1;
+        }
+        Ok((discriminants, counts))
+    }
+
     /// The `count` lengths of a sequence or map node, and their sum.
     pub(crate) fn lengths(
         &mut self,

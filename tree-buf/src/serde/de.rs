@@ -92,13 +92,68 @@ enum Built<'t> {
         values: Box<Slot<'t>>,
     },
     Tuple(Vec<Slot<'t>>),
-    Struct(Vec<Slot<'t>>),
+    Struct {
+        fields: Vec<Slot<'t>>,
+        /// Every field by its index and the file's name for it.
+        all: Vec<(usize, &'t str)>,
+        /// The fields of the type last read, by their names in the type: worked out for its
+        /// first value only.
+        named: Names<(usize, &'t str)>,
+    },
     /// Enums (`tagged`) and unions: the variant of each value, and the variants.
     Enum {
         discriminants: IntoIter<u32>,
         variants: Vec<Slot<'t>>,
         tagged: bool,
+        /// The name in the type last read of each variant of the file.
+        named: Names<&'t str>,
     },
+}
+
+/// What a type's names (its fields, its variants) give for a node, kept for the next value: serde
+/// hands the same `&'static` list for every value of a type.
+#[derive(Debug)]
+struct Names<T> {
+    /// The names the entries were made for; `None` before the first.
+    of: Option<&'static [&'static str]>,
+    entries: Vec<T>,
+}
+
+impl<T> Names<T> {
+    fn new() -> Self {
+        Names {
+            of: None,
+            entries: Vec::new(),
+        }
+    }
+
+    /// The entries for `names`, made by `make` unless they were made for them last.
+    fn for_names(
+        &mut self,
+        names: &'static [&'static str],
+        make: impl FnOnce() -> Result<Vec<T>, DecodeError>,
+    ) -> Result<&[T], DecodeError> {
+        if !self.of.is_some_and(|of| std::ptr::eq(of, names)) {
+            self.entries = make()?;
+            self.of = Some(names);
+        }
+        Ok(&self.entries)
+    }
+}
+
+impl Built<'_> {
+    /// Whether the node's values hold other values (it is not a leaf).
+    fn holds_values(&self) -> bool {
+        matches!(
+            self,
+            Built::Option { .. }
+                | Built::Seq { .. }
+                | Built::Map { .. }
+                | Built::Tuple(_)
+                | Built::Struct { .. }
+                | Built::Enum { .. }
+        )
+    }
 }
 
 fn words<'a, W: Word + 'a>(
@@ -120,13 +175,23 @@ impl<'t> Slot<'t> {
     }
 
     /// The node's cursors, built now if this is its first value.
+    #[inline]
     fn built(&mut self, ctx: &mut DecodeContext<'_>) -> Result<&mut Built<'t>, DecodeError> {
         if self.built.is_none() {
-            let built = build(self.node, self.count, ctx)
-                .map_err(|e| e.at_path_if_unset(|| self.node.path()))?;
-            self.built = Some(built);
+            self.build(ctx)?;
         }
-        Ok(self.built.get_or_insert(Built::Null))
+        Ok(self
+            .built
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("built above")))
+    }
+
+    #[cold]
+    fn build(&mut self, ctx: &mut DecodeContext<'_>) -> Result<(), DecodeError> {
+        let built = build(self.node, self.count, ctx)
+            .map_err(|e| e.at_path_if_unset(|| self.node.path()))?;
+        self.built = Some(built);
+        Ok(())
     }
 }
 
@@ -192,18 +257,16 @@ fn build<'t>(
             }
         }
         NodeType::Tuple => Built::Tuple(node.children().map(|c| Slot::new(c, count)).collect()),
-        NodeType::Struct => Built::Struct(node.children().map(|c| Slot::new(c, count)).collect()),
+        NodeType::Struct => Built::Struct {
+            fields: node.children().map(|c| Slot::new(c, count)).collect(),
+            all: (node.children())
+                .map(|c| c.name().unwrap_or_default())
+                .enumerate()
+                .collect(),
+            named: Names::new(),
+        },
         NodeType::Enum | NodeType::Union => {
-            let discriminants = ctx.discriminants(node, count)?;
-            let variant_count = node.children().len();
-            let mut counts = vec![0usize; variant_count];
-            for &d in &discriminants {
-                *counts.get_mut(d as usize).ok_or_else(|| {
-                    corrupt(format!(
-                        "discriminant {d} is out of range for {variant_count} variants"
-                    ))
-                })? += 1;
-            }
+            let (discriminants, counts) = ctx.discriminants_and_counts(node, count)?;
             Built::Enum {
                 discriminants: discriminants.into_iter(),
                 variants: node
@@ -212,6 +275,7 @@ fn build<'t>(
                     .map(|(c, n)| Slot::new(c, n))
                     .collect(),
                 tagged: node.node_type() == NodeType::Enum,
+                named: Names::new(),
             }
         }
     })
@@ -236,7 +300,13 @@ impl<'s, 't, 'a> At<'s, 't, 'a> {
         let At { slot, ctx } = self;
         let node = slot.node;
         let built = slot.built(ctx)?;
-        crate::stack::deeper(|| read(built, ctx)).map_err(|e| e.at_path_if_unset(|| node.path()))
+        // Only a value that holds others recurses.
+        let result = if built.holds_values() {
+            crate::stack::deeper(|| read(built, ctx))
+        } else {
+            read(built, ctx)
+        };
+        result.map_err(|e| e.at_path_if_unset(|| node.path()))
     }
 
     /// The reader of the next value itself: for a union, of the member that holds it.
@@ -258,6 +328,7 @@ impl<'s, 't, 'a> At<'s, 't, 'a> {
             discriminants,
             variants,
             tagged,
+            ..
         } = built
         else {
             return None;
@@ -323,16 +394,12 @@ fn visit_any<'de, 't, 'a, V: Visitor<'de>>(
             elements: elements.iter_mut(),
             ctx,
         }),
-        Built::Struct(fields) => {
-            let names = fields.iter().map(|f| f.node.name().unwrap_or_default());
-            let keys = names.enumerate();
-            visitor.visit_map(Fields {
-                wanted: keys.collect::<Vec<_>>().into_iter(),
-                fields,
-                ctx,
-                value: None,
-            })
-        }
+        Built::Struct { fields, all, .. } => visitor.visit_map(Fields {
+            wanted: all.iter(),
+            fields,
+            ctx,
+            value: None,
+        }),
         built @ Built::Enum { .. } => match At::next_variant(built) {
             // An enum read without its type is a map of one entry: the variant's name to its
             // content, as serde's externally tagged enums are written in JSON.
@@ -470,15 +537,22 @@ impl<'de> de::Deserializer<'de> for At<'_, '_, '_> {
         let node = this.slot.node;
         this.read(|built, ctx| match built {
             // Only the fields the type has are read: the others' branches are never touched.
-            Built::Struct(slots) => {
-                let mut wanted = Vec::with_capacity(fields.len());
-                for &name in fields {
-                    if let Some(index) = node.find_child(name)? {
-                        wanted.push((index, name));
+            Built::Struct {
+                fields: slots,
+                named,
+                ..
+            } => {
+                let wanted = named.for_names(fields, || {
+                    let mut wanted = Vec::with_capacity(fields.len());
+                    for &name in fields {
+                        if let Some(index) = node.find_child(name)? {
+                            wanted.push((index, name));
+                        }
                     }
-                }
+                    Ok(wanted)
+                })?;
                 visitor.visit_map(Fields {
-                    wanted: wanted.into_iter(),
+                    wanted: wanted.iter(),
                     fields: slots,
                     ctx,
                     value: None,
@@ -495,22 +569,33 @@ impl<'de> de::Deserializer<'de> for At<'_, '_, '_> {
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
         self.member()?.read(|built, ctx| match built {
-            Built::Enum { tagged: true, .. } => match At::next_variant(built) {
-                Some((slot, _)) => {
-                    let written = slot.node.name().unwrap_or_default();
-                    // The type's spelling of the variant, matched canonically.
-                    let wanted = canonical_name(written);
-                    let variant = (variants.iter())
-                        .find(|v| canonical_name(v) == wanted)
-                        .map_or(written, |v| *v);
-                    visitor.visit_enum(Variant {
-                        name: Some(variant),
+            Built::Enum {
+                tagged: true,
+                discriminants,
+                variants: slots,
+                named,
+            } => {
+                // The type's spelling of each variant, matched canonically.
+                let names = named.for_names(variants, || {
+                    let names = slots.iter().map(|slot| {
+                        let written = slot.node.name().unwrap_or_default();
+                        let wanted = canonical_name(written);
+                        (variants.iter())
+                            .find(|v| canonical_name(v) == wanted)
+                            .map_or(written, |v| *v)
+                    });
+                    Ok(names.collect())
+                })?;
+                let index = discriminants.next().unwrap_or(0) as usize;
+                match (slots.get_mut(index), names.get(index)) {
+                    (Some(slot), Some(name)) => visitor.visit_enum(Variant {
+                        name: Some(name),
                         slot,
                         ctx,
-                    })
+                    }),
+                    _ => Err(corrupt("an enum value has no variant")),
                 }
-                None => Err(corrupt("an enum value has no variant")),
-            },
+            }
             // Unit variants written as their names (from JSON, say).
             Built::Str(strings) => {
                 let name = strings.column().next().to_owned();
@@ -620,14 +705,16 @@ struct Fields<'s, 't, 'a, I> {
     value: Option<usize>,
 }
 
-impl<'de, 't, I: Iterator<Item = (usize, &'t str)>> de::MapAccess<'de> for Fields<'_, 't, '_, I> {
+impl<'de, 'w, 't: 'w, I: Iterator<Item = &'w (usize, &'t str)>> de::MapAccess<'de>
+    for Fields<'_, 't, '_, I>
+{
     type Error = DecodeError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, DecodeError> {
-        for (index, name) in self.wanted.by_ref() {
+        for &(index, name) in self.wanted.by_ref() {
             let Some(field) = self.fields.get_mut(index) else {
                 continue;
             };

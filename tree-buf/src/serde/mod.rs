@@ -45,7 +45,7 @@
 //! | unit, unit struct | a unit |
 //! | newtype struct | its content (transparent, as the derive's newtypes) |
 //! | sequence | a sequence |
-//! | tuple, tuple struct | a tuple (serde gives `[T; N]` as a tuple too) |
+//! | tuple, tuple struct | a tuple; of 5 or more elements of one primitive type, an array |
 //! | map | a map |
 //! | struct | a struct; a field that some values leave out gets a presence stream |
 //! | enum variant | an enum: variants in the order of their index in the type |
@@ -55,9 +55,11 @@
 //! occurs and no place holds only `None`s or empty sequences: serde shows a value's type only
 //! through values, so a variant that never occurs is left out of the schema, and a place that
 //! never held a value is a `Void` node where the derive writes an empty column of its type.
-//! serde writes a `HashMap` in its iteration order, where the derive sorts the keys; and since
-//! serde shows arrays as tuples, `[T; N]` is stored as a tuple. Either way the files read back
-//! into either type.
+//! serde writes a `HashMap` in its iteration order, where the derive sorts the keys. serde shows
+//! arrays as tuples: a tuple of 5 or more elements of one primitive type is stored as an array
+//! (one column of all items, as the derive stores `[u8; 20]`), a shorter one as a tuple (a
+//! column per element, as the derive stores `(f64, f64)`). Files read back into either type,
+//! but for a derived tuple of 5 or more elements of one type, which reads only tuples.
 //!
 //! Decoding reads the file's own types (a self-describing format: `deserialize_any` works, so
 //! `serde_json::Value`, untagged and internally tagged enums read), and offers a struct the

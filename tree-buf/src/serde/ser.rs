@@ -40,6 +40,7 @@ enum Kind {
     Seq,
     Map,
     Tuple(usize),
+    Array(usize),
     Struct,
     Enum,
 }
@@ -68,6 +69,7 @@ impl Kind {
             Kind::Seq => "seq",
             Kind::Map => "map",
             Kind::Tuple(len) => return format!("tuple_{len}"),
+            Kind::Array(len) => return format!("array_{len}"),
             Kind::Struct => "struct",
             Kind::Enum => "enum",
         };
@@ -113,6 +115,11 @@ enum Node {
         values: Box<Place>,
     },
     Tuple(Vec<Place>),
+    /// Tuples taken for arrays: all elements of all values in one place.
+    Array {
+        len: usize,
+        items: Box<Place>,
+    },
     Struct(Struct),
     Enum(Enum),
     /// Values of several kinds: which member holds each value, and the members.
@@ -280,6 +287,10 @@ impl Place {
                 values: self.child(),
             },
             Kind::Tuple(len) => Node::Tuple((0..len).map(|_| Place::new(self.depth + 1)).collect()),
+            Kind::Array(len) => Node::Array {
+                len,
+                items: self.child(),
+            },
             Kind::Struct => Node::Struct(Struct {
                 depth: self.depth + 1,
                 fields: Vec::new(),
@@ -350,6 +361,7 @@ impl Node {
             Node::Seq { .. } => Kind::Seq,
             Node::Map { .. } => Kind::Map,
             Node::Tuple(elements) => Kind::Tuple(elements.len()),
+            Node::Array { len, .. } => Kind::Array(*len),
             Node::Struct(_) => Kind::Struct,
             Node::Enum(_) => Kind::Enum,
         })
@@ -387,6 +399,7 @@ impl Node {
                 }
                 Ok(())
             }),
+            Node::Array { len, items } => out.array(len, |out| items.finish(out)),
             Node::Struct(node) => {
                 let names = canonical_names(node.fields.iter().map(|f| f.name), "fields")?;
                 out.structure(node.fields.len(), |out| {
@@ -451,6 +464,11 @@ impl Node {
         }
     }
 }
+
+/// Tuples (not tuple structs) of at least this many elements are written as arrays, all their
+/// elements in one place as the derive writes `[T; N]`: serde shows arrays as tuples, and a Rust
+/// tuple that long is rare where arrays of that length are common.
+const ARRAY_MIN_LEN: usize = 5;
 
 /// The names of fields or variants as the file stores them, in canonical form as the derive
 /// writes them; two that are one name in that form cannot be told apart when read.
@@ -590,9 +608,12 @@ impl<'p> ser::Serializer for &'p mut Place {
     }
 
     fn serialize_tuple(self, len: usize) -> Result<Elements<'p>, EncodeError> {
-        match self.take(Kind::Tuple(len))? {
-            Node::Tuple(elements) => Ok(Elements {
-                elements,
+        if len < ARRAY_MIN_LEN {
+            return self.serialize_tuple_struct("", len);
+        }
+        match self.take(Kind::Array(len))? {
+            Node::Array { items, .. } => Ok(Elements {
+                into: Target::Array { items, len },
                 next: 0,
                 variant: None,
             }),
@@ -605,7 +626,14 @@ impl<'p> ser::Serializer for &'p mut Place {
         _name: &'static str,
         len: usize,
     ) -> Result<Elements<'p>, EncodeError> {
-        self.serialize_tuple(len)
+        match self.take(Kind::Tuple(len))? {
+            Node::Tuple(elements) => Ok(Elements {
+                into: Target::Tuple(elements),
+                next: 0,
+                variant: None,
+            }),
+            _ => unreachable!("a place takes the kind asked for"),
+        }
     }
 
     fn serialize_tuple_variant(
@@ -615,8 +643,10 @@ impl<'p> ser::Serializer for &'p mut Place {
         variant: &'static str,
         len: usize,
     ) -> Result<Elements<'p>, EncodeError> {
-        let mut elements = (self.variant(index, variant)?.serialize_tuple(len))
-            .map_err(|e| e.within(name(variant)))?;
+        let mut elements = (self
+            .variant(index, variant)?
+            .serialize_tuple_struct(variant, len))
+        .map_err(|e| e.within(name(variant)))?;
         elements.variant = Some(variant);
         Ok(elements)
     }
@@ -665,6 +695,13 @@ impl<'p> ser::Serializer for &'p mut Place {
     }
 }
 
+/// Whether two names of serde's are the same: mostly the very same `&'static str`, which is
+/// cheaper to see than equal bytes.
+#[inline]
+fn same_name(a: &'static str, b: &'static str) -> bool {
+    std::ptr::eq(a, b) || a == b
+}
+
 /// A path step for a field or variant name.
 fn name(name: &str) -> Segment {
     Segment::Name(name.to_owned())
@@ -678,7 +715,7 @@ impl Place {
         let Node::Enum(node) = self.take(Kind::Enum)? else {
             unreachable!("a place takes the kind asked for")
         };
-        let position = match (node.variants.iter()).position(|v| v.name == variant) {
+        let position = match (node.variants.iter()).position(|v| same_name(v.name, variant)) {
             Some(position) => position,
             None => {
                 node.variants.push(EnumVariant {
@@ -718,33 +755,56 @@ impl ser::SerializeSeq for Items<'_> {
 
 /// The elements of a tuple, tuple struct or tuple variant being written.
 pub(super) struct Elements<'p> {
-    elements: &'p mut Vec<Place>,
+    into: Target<'p>,
     next: usize,
     /// The variant, for a tuple variant: the first step of error paths.
     variant: Option<&'static str>,
 }
 
+/// Where the elements of a tuple go.
+enum Target<'p> {
+    /// A place for each.
+    Tuple(&'p mut Vec<Place>),
+    /// The items of an array.
+    Array { items: &'p mut Place, len: usize },
+}
+
 impl Elements<'_> {
+    fn len(&self) -> usize {
+        match &self.into {
+            Target::Tuple(elements) => elements.len(),
+            Target::Array { len, .. } => *len,
+        }
+    }
+
     fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), EncodeError> {
         let index = self.next;
         self.next += 1;
-        let result = match self.elements.get_mut(index) {
-            Some(place) => value
-                .serialize(place)
-                .map_err(|e| e.within(Segment::Index(index))),
-            None => Err(custom(format!(
-                "a tuple of {} elements was given more",
-                self.elements.len()
-            ))),
+        let result = match &mut self.into {
+            Target::Tuple(elements) => match elements.get_mut(index) {
+                Some(place) => {
+                    (value.serialize(place)).map_err(|e| e.within(Segment::Index(index)))
+                }
+                None => Err(custom(format!(
+                    "a tuple of {} elements was given more",
+                    elements.len()
+                ))),
+            },
+            Target::Array { items, len } if index < *len => {
+                (value.serialize(&mut **items)).map_err(|e| e.within(Segment::Items))
+            }
+            Target::Array { len, .. } => {
+                Err(custom(format!("a tuple of {len} elements was given more")))
+            }
         };
         result.map_err(|e| self.within_variant(e))
     }
 
     fn end(self) -> Result<(), EncodeError> {
-        if self.next != self.elements.len() {
+        if self.next != self.len() {
             let error = custom(format!(
                 "a tuple of {} elements was given {}",
-                self.elements.len(),
+                self.len(),
                 self.next
             ));
             return Err(self.within_variant(error));
@@ -842,8 +902,8 @@ impl Fields<'_> {
         let node = &mut *self.node;
         let record = node.records;
         let index = match node.fields.get(node.next) {
-            Some(field) if field.name == key => node.next,
-            _ => match node.fields.iter().position(|field| field.name == key) {
+            Some(field) if same_name(field.name, key) => node.next,
+            _ => match (node.fields.iter()).position(|field| same_name(field.name, key)) {
                 Some(index) => index,
                 None => {
                     // The structs before this one lacked the field.

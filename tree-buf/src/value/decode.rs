@@ -5,7 +5,7 @@ use std::vec::IntoIter;
 use super::Value;
 use crate::branch::{DecodeContext, Leaf};
 use crate::encodings::int::Word;
-use crate::error::{corrupt, DecodeError};
+use crate::error::DecodeError;
 use crate::schema::{NodeRef, NodeType};
 use crate::types::{char_from_code, is_empty_void, read_lengths, Lengths, ValueDecoder};
 
@@ -172,17 +172,7 @@ fn build_here(
             )
         }
         NodeType::Enum | NodeType::Union => {
-            let discriminants = ctx.discriminants(node, count)?;
-            let variant_count = node.children().len();
-            let mut counts = vec![0usize; variant_count];
-            for &d in &discriminants {
-                *counts.get_mut(d as usize).ok_or_else(|| {
-                    corrupt(format!(
-                        "discriminant {d} is out of range for {variant_count} variants"
-                    ))
-                    .at_path_if_unset(|| node.path())
-                })? += 1;
-            }
+            let (discriminants, counts) = ctx.discriminants_and_counts(node, count)?;
             let tagged = node.node_type() == NodeType::Enum;
             let variants = node
                 .children()
