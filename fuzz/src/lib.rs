@@ -333,6 +333,11 @@ pub fn archive(bytes: &[u8]) -> Archived {
         let values = archive.decode_all::<Value>();
         // Compared as text: `Value`'s floats may be NaN, which equals nothing.
         let text = |rows: &[Value]| format!("{rows:?}");
+        // Through serde the rows read chunk after chunk too, and as many.
+        let through_serde = tree_buf::serde::from_slice_with_options::<Vec<Value>>(bytes, &options);
+        if let (Ok(values), Ok(through_serde)) = (&values, &through_serde) {
+            assert_eq!(through_serde.len(), values.len(), "serde read other rows");
+        }
         if let Ok(values) = &values {
             assert_eq!(values.len() as u64, archive.rows(), "rows were lost");
             let iterated: Result<Vec<Value>, _> =

@@ -18,7 +18,7 @@ use crate::file::{Chunk, FileView, Head, ARCHIVE};
 use crate::options::DecodeOptions;
 use crate::reader::values_below;
 use crate::reader::Reader;
-use crate::schema::{resolve, AsPath, NodeType, SchemaTree};
+use crate::schema::{resolve, AsPath, NodeRef, NodeType, SchemaTree};
 use crate::types::{decode_root, Decode, ValueDecoder};
 
 /// The bytes of an archive: borrowed, or a memory map of its file.
@@ -497,6 +497,19 @@ impl<'a> Archive<'a> {
 
     /// Decodes the whole archive as one value of `T`, as [`crate::decode`] does.
     pub(crate) fn decode_whole<T: Decode>(&self) -> Result<T, DecodeError> {
+        let budget = self.whole_budget_checked()?;
+        if self.chunks.len() == 1 {
+            return self.decode_chunk_with::<T>(0, budget);
+        }
+        let parts = (0..self.chunks.len())
+            .map(|index| self.decode_chunk_with::<T>(index, budget.clone()))
+            .collect::<Result<Vec<T>, _>>()?;
+        join(parts)
+    }
+
+    /// The budget that reading every row draws on, chunk after chunk; an error if the archive
+    /// has bytes after its last footer, whose rows a read of the whole would miss.
+    pub(crate) fn whole_budget_checked(&self) -> Result<Budget, DecodeError> {
         if self.unfinished_bytes() > 0 {
             return Err(DecodeError::new(
                 DecodeErrorKind::Truncated,
@@ -508,14 +521,31 @@ impl<'a> Archive<'a> {
                 ),
             ));
         }
-        let budget = Budget::for_version(self.whole_budget(), self.version);
-        if self.chunks.len() == 1 {
-            return self.decode_chunk_with::<T>(0, budget);
-        }
-        let parts = (0..self.chunks.len())
-            .map(|index| self.decode_chunk_with::<T>(index, budget.clone()))
-            .collect::<Result<Vec<T>, _>>()?;
-        join(parts)
+        Ok(Budget::for_version(self.whole_budget(), self.version))
+    }
+
+    /// How many chunks the archive has.
+    pub(crate) fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// The items node of chunk `index`'s schema (its rows), how many rows the chunk has, and a
+    /// context for its branches drawing on `budget`: for readers of rows that are not
+    /// [`Decode`] types.
+    pub(crate) fn chunk_rows(
+        &self,
+        index: usize,
+        budget: Budget,
+    ) -> Result<(NodeRef<'_>, usize, DecodeContext<'_>), DecodeError> {
+        let tree = &self.schemas[self.chunk_schemas[index]].tree;
+        let (chunk, checksums) = self.chunk(index)?;
+        let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
+        let root = tree.root();
+        let rows = values_below(root, 0, 1, &mut ctx)?;
+        let items = root
+            .child(0)
+            .ok_or_else(|| corrupt("a sequence without items"))?;
+        Ok((items, rows, ctx))
     }
 
     /// Decodes chunk `index` as one value of `T` (a sequence of its rows), drawing on `budget`.

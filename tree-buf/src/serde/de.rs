@@ -10,7 +10,9 @@ use std::vec::IntoIter;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
+use crate::archive::Archive;
 use crate::branch::{DecodeContext, Leaf};
+use crate::encodings::budget::Budget;
 use crate::encodings::int::Word;
 use crate::encodings::string::Strings;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
@@ -279,6 +281,78 @@ fn build<'t>(
             }
         }
     })
+}
+
+/// The rows of an archive, chunk after chunk, as one sequence: the `Deserializer` a type's
+/// `Deserialize` is given for an archive.
+pub(super) struct Rows<'x> {
+    archive: &'x Archive<'x>,
+    budget: Budget,
+    next_chunk: usize,
+    /// The rows of the chunk being read, a context for its branches, and how many are left.
+    chunk: Option<(Slot<'x>, DecodeContext<'x>, usize)>,
+    /// The rows not read yet.
+    left: u64,
+}
+
+impl<'x> Rows<'x> {
+    pub(super) fn new(archive: &'x Archive<'x>) -> Result<Self, DecodeError> {
+        Ok(Rows {
+            budget: archive.whole_budget_checked()?,
+            archive,
+            next_chunk: 0,
+            chunk: None,
+            left: archive.rows(),
+        })
+    }
+}
+
+impl<'de> de::Deserializer<'de> for Rows<'_> {
+    type Error = DecodeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        visitor.visit_seq(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+impl<'de> de::SeqAccess<'de> for Rows<'_> {
+    type Error = DecodeError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, DecodeError> {
+        loop {
+            if let Some((slot, ctx, left)) = &mut self.chunk {
+                if *left > 0 {
+                    *left -= 1;
+                    self.left = self.left.saturating_sub(1);
+                    return seed.deserialize(At::new(slot, ctx)).map(Some);
+                }
+            }
+            if self.next_chunk == self.archive.chunk_count() {
+                return Ok(None);
+            }
+            let (items, rows, ctx) =
+                (self.archive).chunk_rows(self.next_chunk, self.budget.clone())?;
+            self.next_chunk += 1;
+            self.chunk = Some((Slot::new(items, rows), ctx, rows));
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        usize::try_from(self.left).ok()
+    }
 }
 
 /// Reads the next value of a slot: the `Deserializer` a type's `Deserialize` is given.

@@ -79,8 +79,9 @@ mod ser;
 
 use ::serde::{Deserialize, Serialize};
 
+use crate::archive::Archive;
 use crate::error::{DecodeError, EncodeError};
-use crate::file::FileView;
+use crate::file::{FileView, Head, ARCHIVE};
 use crate::options::{DecodeOptions, EncodeOptions};
 
 /// Encodes `value` into a tree-buf file with the default [`EncodeOptions`].
@@ -125,12 +126,16 @@ pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &[u8]) -> Result<T, DecodeErr
     from_slice_with_options(bytes, &DecodeOptions::default())
 }
 
-/// Decodes a file under the given limits. An archive is read with
-/// [`Archive`](crate::archive::Archive), whose rows are of types that derive [`crate::Decode`].
+/// Decodes a file under the given limits. An archive reads as the sequence of its rows, chunk
+/// after chunk, as [`crate::decode`] reads it.
 pub fn from_slice_with_options<'de, T: Deserialize<'de>>(
     bytes: &[u8],
     options: &DecodeOptions,
 ) -> Result<T, DecodeError> {
+    if Head::parse(bytes, options)?.flags & ARCHIVE != 0 {
+        let archive = Archive::from_bytes_with_options(bytes, options.clone())?;
+        return T::deserialize(de::Rows::new(&archive)?);
+    }
     let view = FileView::open(bytes, options)?;
     view.verify_data(options)?;
     view.check_one_root()?;
