@@ -525,6 +525,7 @@ impl<'a> Archive<'a> {
     }
 
     /// How many chunks the archive has.
+    #[cfg(feature = "serde")]
     pub(crate) fn chunk_count(&self) -> usize {
         self.chunks.len()
     }
@@ -532,6 +533,7 @@ impl<'a> Archive<'a> {
     /// The items node of chunk `index`'s schema (its rows), how many rows the chunk has, and a
     /// context for its branches drawing on `budget`: for readers of rows that are not
     /// [`Decode`] types.
+    #[cfg(feature = "serde")]
     pub(crate) fn chunk_rows(
         &self,
         index: usize,
