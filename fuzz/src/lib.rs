@@ -476,6 +476,19 @@ pub fn round_trip(data: &[u8]) -> Option<RoundTrip> {
         assert_eq!(trees.len(), children);
     }
     tree_buf::decode::<Value>(&bytes).expect("every file decodes as a Value");
+
+    // Through serde: the records come back, and the derive's file reads through serde alike.
+    let through_serde = match tree_buf::serde::to_vec_with_options(records, &options) {
+        Ok(through_serde) => through_serde,
+        Err(e) if e.kind() == EncodeErrorKind::DepthLimit => return Some(input),
+        Err(e) => panic!("records do not encode through serde: {e}"),
+    };
+    for file in [&through_serde, &bytes] {
+        let back: Vec<Record> =
+            tree_buf::serde::from_slice(file).expect("a file just written decodes through serde");
+        assert_eq!(format!("{back:?}"), format!("{records:?}"));
+        assert_eq!(encode_with_options(&back, &options).unwrap(), bytes);
+    }
     Some(input)
 }
 

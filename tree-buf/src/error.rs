@@ -173,6 +173,7 @@ impl EncodeError {
     }
 
     /// The same error, one step further from the root: `step` is prepended to its path.
+    #[cfg(feature = "serde")]
     pub(crate) fn within(mut self, step: impl fmt::Display) -> Self {
         self.path = if self.path.is_empty() {
             step.to_string()

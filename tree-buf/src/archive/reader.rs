@@ -18,7 +18,7 @@ use crate::file::{Chunk, FileView, Head, ARCHIVE};
 use crate::options::DecodeOptions;
 use crate::reader::values_below;
 use crate::reader::Reader;
-use crate::schema::{resolve, AsPath, NodeRef, NodeType, SchemaTree};
+use crate::schema::{resolve, AsPath, NodeType, SchemaTree};
 use crate::types::{decode_root, Decode, ValueDecoder};
 
 /// The bytes of an archive: borrowed, or a memory map of its file.
@@ -538,7 +538,7 @@ impl<'a> Archive<'a> {
         &self,
         index: usize,
         budget: Budget,
-    ) -> Result<(NodeRef<'_>, usize, DecodeContext<'_>), DecodeError> {
+    ) -> Result<(crate::schema::NodeRef<'_>, usize, DecodeContext<'_>), DecodeError> {
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
         let (chunk, checksums) = self.chunk(index)?;
         let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
