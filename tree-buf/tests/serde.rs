@@ -576,3 +576,94 @@ proptest! {
         prop_assert!(from_slice::<Vec<Record>>(short).is_err());
     }
 }
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Borrowed<'a> {
+    id: u32,
+    name: &'a str,
+    #[serde(borrow)]
+    note: std::borrow::Cow<'a, str>,
+}
+
+#[test]
+fn strings_stored_as_they_are_are_lent_from_the_file() {
+    let rows: Vec<Wide> = (0..300)
+        .map(|i| Wide {
+            id: i,
+            secret: noise_string(u64::from(i)),
+        })
+        .collect();
+    let faster = EncodeOptions::default().prefer(Preference::Faster);
+    #[derive(Serialize, Encode)]
+    struct Written {
+        id: u32,
+        name: String,
+        note: String,
+    }
+    let written: Vec<Written> = rows
+        .iter()
+        .map(|r| Written {
+            id: r.id,
+            name: r.secret.clone(),
+            note: r.secret.to_uppercase(),
+        })
+        .collect();
+    let bytes = to_vec_with_options(&written, &faster).unwrap();
+    let read: Vec<Borrowed<'_>> = from_slice(&bytes).unwrap();
+    let file = bytes.as_ptr_range();
+    for (row, original) in read.iter().zip(&written) {
+        assert_eq!(
+            (row.id, row.name, &*row.note),
+            (original.id, &*original.name, &*original.note)
+        );
+        assert!(
+            file.contains(&row.name.as_ptr()),
+            "the name is lent from the file"
+        );
+        assert!(matches!(row.note, std::borrow::Cow::Borrowed(_)));
+    }
+    // From an archive too.
+    let options = tree_buf::archive::ArchiveOptions::default()
+        .encode_options(faster)
+        .chunk_rows(100);
+    let mut writer =
+        tree_buf::archive::ArchiveWriter::<Written, _>::with_options(Vec::new(), options).unwrap();
+    for row in &written {
+        writer.push(row).unwrap();
+    }
+    let archive = writer.finish().unwrap();
+    let read: Vec<Borrowed<'_>> = from_slice(&archive).unwrap();
+    assert!(archive.as_ptr_range().contains(&read[207].name.as_ptr()));
+}
+
+#[test]
+fn compressed_strings_are_copied_where_a_type_allows_it() {
+    // Few distinct strings, many times each: a dictionary, not the strings as they are.
+    #[derive(Serialize)]
+    struct Written {
+        id: u32,
+        name: &'static str,
+        note: &'static str,
+    }
+    let written: Vec<Written> = (0..500)
+        .map(|i| Written {
+            id: i,
+            name: ["ab", "cd"][i as usize % 2],
+            note: ["x", "y", "z"][i as usize % 3],
+        })
+        .collect();
+    let bytes = to_vec(&written).unwrap();
+    // A `Cow` holds its own copy.
+    #[derive(Deserialize)]
+    struct Notes<'a> {
+        #[serde(borrow)]
+        note: std::borrow::Cow<'a, str>,
+    }
+    let notes: Vec<Notes<'_>> = from_slice(&bytes).unwrap();
+    assert_eq!(&*notes[4].note, "y");
+    assert!(matches!(notes[4].note, std::borrow::Cow::Owned(_)));
+    // A `&str` cannot, and says so at its path.
+    let error = from_slice::<Vec<Borrowed<'_>>>(&bytes).unwrap_err();
+    assert_eq!(error.kind(), DecodeErrorKind::SchemaMismatch);
+    assert_eq!(error.path(), "[].name", "{error}");
+}

@@ -534,13 +534,19 @@ impl<'a> Archive<'a> {
     /// context for its branches drawing on `budget`: for readers of rows that are not
     /// [`Decode`] types.
     #[cfg(feature = "serde")]
+    ///
+    /// The context reads the bytes the archive was opened from ([`Archive::from_bytes`]), so that
+    /// what it decodes may borrow from them; a mapped archive has none of its own to lend.
     pub(crate) fn chunk_rows(
         &self,
         index: usize,
         budget: Budget,
-    ) -> Result<(crate::schema::NodeRef<'_>, usize, DecodeContext<'_>), DecodeError> {
+    ) -> Result<(crate::schema::NodeRef<'_>, usize, DecodeContext<'a>), DecodeError> {
+        let Bytes::Borrowed(bytes) = self.bytes else {
+            return Err(corrupt("a mapped archive cannot lend its bytes"));
+        };
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
-        let (chunk, checksums) = self.chunk(index)?;
+        let (chunk, checksums) = self.chunk_in(bytes, index)?;
         let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
         let root = tree.root();
         let rows = values_below(root, 0, 1, &mut ctx)?;
@@ -569,10 +575,19 @@ impl<'a> Archive<'a> {
 
     /// Chunk `index`, its table checked, and the checksums of its branches.
     fn chunk(&self, index: usize) -> Result<(Chunk<'_>, Vec<u32>), DecodeError> {
+        self.chunk_in(self.bytes.get(), index)
+    }
+
+    /// [`Self::chunk`] in `bytes`, the archive's own.
+    fn chunk_in<'b>(
+        &self,
+        bytes: &'b [u8],
+        index: usize,
+    ) -> Result<(Chunk<'b>, Vec<u32>), DecodeError> {
         let entry = &self.chunks[index];
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
         let start = entry.offset as usize;
-        let section = &self.bytes.get()[start..start + entry.size as usize];
+        let section = &bytes[start..start + entry.size as usize];
         let body = read_section(section, false)?.body;
         let chunk = parse_chunk(body, tree.branch_count(), &self.options)?;
         let sizes_agree = (chunk.branches.iter().zip(&entry.branches))

@@ -432,6 +432,20 @@ impl<'a> DecodeContext<'a> {
         })
     }
 
+    /// The `count` strings of `node`'s branch where they stand in the file, if the branch holds
+    /// them as they are (a plain stream: not compressed, not keyed); `None` otherwise.
+    #[cfg(feature = "serde")]
+    pub(crate) fn strings_in_place(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+    ) -> Result<Option<(&'a str, Vec<usize>)>, DecodeError> {
+        self.charge(node, count, size_of::<usize>())?;
+        let branch = self.branch(node)?;
+        string::decode_in_place(branch, count, &mut self.budget)
+            .map_err(|e| e.at_path_if_unset(|| node.path()))
+    }
+
     /// The bytes of branch `source`, which `node`'s keyed string branch of `count` strings
     /// names: an earlier branch, of a string node with as many values, not keyed itself.
     fn keyed_source(

@@ -465,9 +465,7 @@ impl<'a> StrStream<'a> {
     ) -> Result<Strings, DecodeError> {
         match self {
             StrStream::Plain { lengths, text } => {
-                let ends = plain_ends(lengths, text.len(), count, budget, depth)?;
-                let text = std::str::from_utf8(text).map_err(not_utf8)?;
-                check_boundaries(&ends, text)?;
+                let (text, ends) = checked_plain(lengths, text, count, budget, depth)?;
                 Ok(Strings::Plain(StrColumn {
                     bytes: text.to_owned(),
                     ends,
@@ -643,6 +641,39 @@ pub(crate) fn decode_keyed(
 
 /// The ends of the `count` strings of a plain stream in its text of `text_len` bytes, from the
 /// int stream of their lengths, `lengths`; the text is charged to the budget.
+/// The text of a plain stream and where each of its `count` strings ends, checked.
+fn checked_plain<'a>(
+    lengths: &[u8],
+    text: &'a [u8],
+    count: usize,
+    budget: &mut Budget,
+    depth: usize,
+) -> Result<(&'a str, Vec<usize>), DecodeError> {
+    let ends = plain_ends(lengths, text.len(), count, budget, depth)?;
+    let text = std::str::from_utf8(text).map_err(not_utf8)?;
+    check_boundaries(&ends, text)?;
+    Ok((text, ends))
+}
+
+/// The strings of a stream that holds them as they are (plain, not compressed, not keyed): its
+/// text, where it is in `bytes`, and where each string ends; `None` for a stream of another codec.
+#[cfg(feature = "serde")]
+pub(crate) fn decode_in_place<'a>(
+    bytes: &'a [u8],
+    count: usize,
+    budget: &mut Budget,
+) -> Result<Option<(&'a str, Vec<usize>)>, DecodeError> {
+    if is_empty_form(bytes, count) {
+        return Ok(Some(("", Vec::new())));
+    }
+    match StrStream::parse(bytes)? {
+        StrStream::Plain { lengths, text } => {
+            checked_plain(lengths, text, count, budget, 0).map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
 fn plain_ends(
     lengths: &[u8],
     text_len: usize,

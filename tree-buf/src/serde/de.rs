@@ -33,11 +33,11 @@ fn key(name: &str) -> de::value::StrDeserializer<'_, DecodeError> {
 
 /// A schema node and the values of it still to be read.
 #[derive(Debug)]
-pub(super) struct Slot<'t> {
+pub(super) struct Slot<'t, 'a> {
     node: NodeRef<'t>,
     count: usize,
     /// The node's cursors, once a value is read.
-    built: Option<Built<'t>>,
+    built: Option<Built<'t, 'a>>,
 }
 
 /// The strings of a string column, handed out in order.
@@ -59,8 +59,38 @@ impl StrCursor {
     }
 }
 
+/// The strings of a string node: where they stand in the file when it holds them as they are,
+/// so that a type may borrow them (`&'de str`); decoded otherwise.
 #[derive(Debug)]
-enum Built<'t> {
+enum Texts<'a> {
+    InPlace {
+        text: &'a str,
+        ends: IntoIter<usize>,
+        start: usize,
+    },
+    Decoded(Leaf<StrCursor>),
+}
+
+impl<'a> Texts<'a> {
+    /// Hands the next string to `visitor`, lent from the file where it can be.
+    fn visit<'de, V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, DecodeError>
+    where
+        'a: 'de,
+    {
+        match self {
+            Texts::InPlace { text, ends, start } => {
+                let end = ends.next().unwrap_or(*start);
+                let value = text.get(*start..end).unwrap_or_default();
+                *start = end;
+                visitor.visit_borrowed_str(value)
+            }
+            Texts::Decoded(strings) => visitor.visit_str(strings.column().next()),
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Built<'t, 'a> {
     /// Units, voids, and nodes with no values.
     Null,
     Bool(Leaf<IntoIter<bool>>),
@@ -77,25 +107,25 @@ enum Built<'t> {
     F32(Leaf<IntoIter<u32>>),
     F64(Leaf<IntoIter<u64>>),
     Char(Leaf<IntoIter<char>>),
-    Str(Leaf<StrCursor>),
+    Str(Texts<'a>),
     Option {
         presence: IntoIter<bool>,
-        inner: Box<Slot<'t>>,
+        inner: Box<Slot<'t, 'a>>,
     },
     /// Sequences and arrays; `bytes` when the items are `u8`.
     Seq {
         lengths: Lengths,
-        items: Box<Slot<'t>>,
+        items: Box<Slot<'t, 'a>>,
         bytes: bool,
     },
     Map {
         lengths: IntoIter<u64>,
-        keys: Box<Slot<'t>>,
-        values: Box<Slot<'t>>,
+        keys: Box<Slot<'t, 'a>>,
+        values: Box<Slot<'t, 'a>>,
     },
-    Tuple(Vec<Slot<'t>>),
+    Tuple(Vec<Slot<'t, 'a>>),
     Struct {
-        fields: Vec<Slot<'t>>,
+        fields: Vec<Slot<'t, 'a>>,
         /// Every field by its index and the file's name for it.
         all: Vec<(usize, &'t str)>,
         /// The fields of the type last read, by their names in the type: worked out for its
@@ -105,7 +135,7 @@ enum Built<'t> {
     /// Enums (`tagged`) and unions: the variant of each value, and the variants.
     Enum {
         discriminants: IntoIter<u32>,
-        variants: Vec<Slot<'t>>,
+        variants: Vec<Slot<'t, 'a>>,
         tagged: bool,
         /// The name in the type last read of each variant of the file.
         named: Names<&'t str>,
@@ -143,7 +173,7 @@ impl<T> Names<T> {
     }
 }
 
-impl Built<'_> {
+impl Built<'_, '_> {
     /// Whether the node's values hold other values (it is not a leaf).
     fn holds_values(&self) -> bool {
         matches!(
@@ -166,7 +196,7 @@ fn words<'a, W: Word + 'a>(
     ctx.words::<W, _>(node, count, 0, |words| Ok(words.into_iter()))
 }
 
-impl<'t> Slot<'t> {
+impl<'t, 'a> Slot<'t, 'a> {
     /// The `count` values under `node`.
     pub(super) fn new(node: NodeRef<'t>, count: usize) -> Self {
         Slot {
@@ -178,7 +208,7 @@ impl<'t> Slot<'t> {
 
     /// The node's cursors, built now if this is its first value.
     #[inline]
-    fn built(&mut self, ctx: &mut DecodeContext<'_>) -> Result<&mut Built<'t>, DecodeError> {
+    fn built(&mut self, ctx: &mut DecodeContext<'a>) -> Result<&mut Built<'t, 'a>, DecodeError> {
         if self.built.is_none() {
             self.build(ctx)?;
         }
@@ -189,7 +219,7 @@ impl<'t> Slot<'t> {
     }
 
     #[cold]
-    fn build(&mut self, ctx: &mut DecodeContext<'_>) -> Result<(), DecodeError> {
+    fn build(&mut self, ctx: &mut DecodeContext<'a>) -> Result<(), DecodeError> {
         let built = build(self.node, self.count, ctx)
             .map_err(|e| e.at_path_if_unset(|| self.node.path()))?;
         self.built = Some(built);
@@ -197,11 +227,11 @@ impl<'t> Slot<'t> {
     }
 }
 
-fn build<'t>(
+fn build<'t, 'a>(
     node: NodeRef<'t>,
     count: usize,
-    ctx: &mut DecodeContext<'_>,
-) -> Result<Built<'t>, DecodeError> {
+    ctx: &mut DecodeContext<'a>,
+) -> Result<Built<'t, 'a>, DecodeError> {
     if count == 0 || is_empty_void(node, count)? {
         return Ok(Built::Null);
     }
@@ -231,9 +261,16 @@ fn build<'t>(
             let chars = codes.into_iter().map(char_from_code);
             Ok(chars.collect::<Result<Vec<char>, _>>()?.into_iter())
         })?),
-        NodeType::Str => {
-            Built::Str(ctx.strings(node, count, 0, |strings| Ok(StrCursor { strings, next: 0 }))?)
-        }
+        NodeType::Str => Built::Str(match ctx.strings_in_place(node, count)? {
+            Some((text, ends)) => Texts::InPlace {
+                text,
+                ends: ends.into_iter(),
+                start: 0,
+            },
+            None => Texts::Decoded(
+                ctx.strings(node, count, 0, |strings| Ok(StrCursor { strings, next: 0 }))?,
+            ),
+        }),
         NodeType::Option => {
             let presence = ctx.presence(node, count)?;
             let present = presence.iter().filter(|&&p| p).count();
@@ -283,20 +320,41 @@ fn build<'t>(
     })
 }
 
+/// Reads a unit variant from its name (as JSON writes one), for a visitor of an enum.
+struct UnitVariant<V>(V);
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for UnitVariant<V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.expecting(f)
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<V::Value, E> {
+        let name = de::value::StringDeserializer::<E>::new(name.to_owned());
+        self.0.visit_enum(name)
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, name: &'de str) -> Result<V::Value, E> {
+        self.0
+            .visit_enum(de::value::BorrowedStrDeserializer::<E>::new(name))
+    }
+}
+
 /// The rows of an archive, chunk after chunk, as one sequence: the `Deserializer` a type's
 /// `Deserialize` is given for an archive.
-pub(super) struct Rows<'x> {
-    archive: &'x Archive<'x>,
+pub(super) struct Rows<'x, 'a> {
+    archive: &'x Archive<'a>,
     budget: Budget,
     next_chunk: usize,
     /// The rows of the chunk being read, a context for its branches, and how many are left.
-    chunk: Option<(Slot<'x>, DecodeContext<'x>, usize)>,
+    chunk: Option<(Slot<'x, 'a>, DecodeContext<'a>, usize)>,
     /// The rows not read yet.
     left: u64,
 }
 
-impl<'x> Rows<'x> {
-    pub(super) fn new(archive: &'x Archive<'x>) -> Result<Self, DecodeError> {
+impl<'x, 'a> Rows<'x, 'a> {
+    pub(super) fn new(archive: &'x Archive<'a>) -> Result<Self, DecodeError> {
         Ok(Rows {
             budget: archive.whole_budget_checked()?,
             archive,
@@ -307,7 +365,7 @@ impl<'x> Rows<'x> {
     }
 }
 
-impl<'de> de::Deserializer<'de> for Rows<'_> {
+impl<'de, 'a: 'de> de::Deserializer<'de> for Rows<'_, 'a> {
     type Error = DecodeError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
@@ -325,7 +383,7 @@ impl<'de> de::Deserializer<'de> for Rows<'_> {
     }
 }
 
-impl<'de> de::SeqAccess<'de> for Rows<'_> {
+impl<'de, 'a: 'de> de::SeqAccess<'de> for Rows<'_, 'a> {
     type Error = DecodeError;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(
@@ -357,19 +415,19 @@ impl<'de> de::SeqAccess<'de> for Rows<'_> {
 
 /// Reads the next value of a slot: the `Deserializer` a type's `Deserialize` is given.
 pub(super) struct At<'s, 't, 'a> {
-    slot: &'s mut Slot<'t>,
+    slot: &'s mut Slot<'t, 'a>,
     ctx: &'s mut DecodeContext<'a>,
 }
 
 impl<'s, 't, 'a> At<'s, 't, 'a> {
-    pub(super) fn new(slot: &'s mut Slot<'t>, ctx: &'s mut DecodeContext<'a>) -> Self {
+    pub(super) fn new(slot: &'s mut Slot<'t, 'a>, ctx: &'s mut DecodeContext<'a>) -> Self {
         At { slot, ctx }
     }
 
     /// Runs `read` on the built slot, naming the node in an error that has no path yet.
     fn read<R>(
         self,
-        read: impl FnOnce(&mut Built<'t>, &mut DecodeContext<'a>) -> Result<R, DecodeError>,
+        read: impl FnOnce(&mut Built<'t, 'a>, &mut DecodeContext<'a>) -> Result<R, DecodeError>,
     ) -> Result<R, DecodeError> {
         let At { slot, ctx } = self;
         let node = slot.node;
@@ -397,7 +455,7 @@ impl<'s, 't, 'a> At<'s, 't, 'a> {
     }
 
     /// The variant of the next value of an enum or union, and its slot.
-    fn next_variant<'b>(built: &'b mut Built<'t>) -> Option<(&'b mut Slot<'t>, bool)> {
+    fn next_variant<'b>(built: &'b mut Built<'t, 'a>) -> Option<(&'b mut Slot<'t, 'a>, bool)> {
         let Built::Enum {
             discriminants,
             variants,
@@ -414,8 +472,8 @@ impl<'s, 't, 'a> At<'s, 't, 'a> {
 }
 
 /// Hands the next value of `built` to `visitor`, by the type the file stores.
-fn visit_any<'de, 't, 'a, V: Visitor<'de>>(
-    built: &mut Built<'t>,
+fn visit_any<'de, 't, 'a: 'de, V: Visitor<'de>>(
+    built: &mut Built<'t, 'a>,
     ctx: &mut DecodeContext<'a>,
     visitor: V,
 ) -> Result<V::Value, DecodeError> {
@@ -439,7 +497,7 @@ fn visit_any<'de, 't, 'a, V: Visitor<'de>>(
             visitor.visit_f64(f64::from_bits(values.next_item().unwrap_or_default()))
         }
         Built::Char(values) => visitor.visit_char(values.next_item().unwrap_or_default()),
-        Built::Str(strings) => visitor.visit_str(strings.column().next()),
+        Built::Str(texts) => texts.visit(visitor),
         Built::Option { presence, inner } => {
             if presence.next().unwrap_or(false) {
                 visitor.visit_some(At::new(inner, ctx))
@@ -496,7 +554,7 @@ macro_rules! forward_to_any {
     )*};
 }
 
-impl<'de> de::Deserializer<'de> for At<'_, '_, '_> {
+impl<'de, 'a: 'de> de::Deserializer<'de> for At<'_, '_, 'a> {
     type Error = DecodeError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
@@ -671,10 +729,7 @@ impl<'de> de::Deserializer<'de> for At<'_, '_, '_> {
                 }
             }
             // Unit variants written as their names (from JSON, say).
-            Built::Str(strings) => {
-                let name = strings.column().next().to_owned();
-                visitor.visit_enum(de::value::StringDeserializer::<DecodeError>::new(name))
-            }
+            Built::Str(texts) => texts.visit(UnitVariant(visitor)),
             built => visit_any(built, ctx, visitor),
         })
     }
@@ -686,12 +741,12 @@ impl<'de> de::Deserializer<'de> for At<'_, '_, '_> {
 
 /// The items of one sequence.
 struct Items<'s, 't, 'a> {
-    items: &'s mut Slot<'t>,
+    items: &'s mut Slot<'t, 'a>,
     ctx: &'s mut DecodeContext<'a>,
     left: usize,
 }
 
-impl<'de> de::SeqAccess<'de> for Items<'_, '_, '_> {
+impl<'de, 'a: 'de> de::SeqAccess<'de> for Items<'_, '_, 'a> {
     type Error = DecodeError;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(
@@ -712,11 +767,11 @@ impl<'de> de::SeqAccess<'de> for Items<'_, '_, '_> {
 
 /// The elements of one tuple.
 struct Elements<'s, 't, 'a> {
-    elements: std::slice::IterMut<'s, Slot<'t>>,
+    elements: std::slice::IterMut<'s, Slot<'t, 'a>>,
     ctx: &'s mut DecodeContext<'a>,
 }
 
-impl<'de> de::SeqAccess<'de> for Elements<'_, '_, '_> {
+impl<'de, 'a: 'de> de::SeqAccess<'de> for Elements<'_, '_, 'a> {
     type Error = DecodeError;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(
@@ -736,13 +791,13 @@ impl<'de> de::SeqAccess<'de> for Elements<'_, '_, '_> {
 
 /// The entries of one map.
 struct Entries<'s, 't, 'a> {
-    keys: &'s mut Slot<'t>,
-    values: &'s mut Slot<'t>,
+    keys: &'s mut Slot<'t, 'a>,
+    values: &'s mut Slot<'t, 'a>,
     ctx: &'s mut DecodeContext<'a>,
     left: usize,
 }
 
-impl<'de> de::MapAccess<'de> for Entries<'_, '_, '_> {
+impl<'de, 'a: 'de> de::MapAccess<'de> for Entries<'_, '_, 'a> {
     type Error = DecodeError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -773,14 +828,14 @@ struct Fields<'s, 't, 'a, I> {
     /// The fields to hand out: their index in the node, and their name (the type's spelling
     /// when the type named its fields, the file's otherwise).
     wanted: I,
-    fields: &'s mut [Slot<'t>],
+    fields: &'s mut [Slot<'t, 'a>],
     ctx: &'s mut DecodeContext<'a>,
     /// The slot of the value whose key was handed out last.
     value: Option<usize>,
 }
 
-impl<'de, 'w, 't: 'w, I: Iterator<Item = &'w (usize, &'t str)>> de::MapAccess<'de>
-    for Fields<'_, 't, '_, I>
+impl<'de, 'w, 't: 'w, 'a: 'de, I: Iterator<Item = &'w (usize, &'t str)>> de::MapAccess<'de>
+    for Fields<'_, 't, 'a, I>
 {
     type Error = DecodeError;
 
@@ -824,11 +879,11 @@ impl<'de, 'w, 't: 'w, I: Iterator<Item = &'w (usize, &'t str)>> de::MapAccess<'d
 /// one entry for one that does not.
 struct Variant<'s, 't, 'a, 'n> {
     name: Option<&'n str>,
-    slot: &'s mut Slot<'t>,
+    slot: &'s mut Slot<'t, 'a>,
     ctx: &'s mut DecodeContext<'a>,
 }
 
-impl<'de, 's, 't, 'a> de::EnumAccess<'de> for Variant<'s, 't, 'a, '_> {
+impl<'de, 's, 't, 'a: 'de> de::EnumAccess<'de> for Variant<'s, 't, 'a, '_> {
     type Error = DecodeError;
     type Variant = At<'s, 't, 'a>;
 
@@ -842,7 +897,7 @@ impl<'de, 's, 't, 'a> de::EnumAccess<'de> for Variant<'s, 't, 'a, '_> {
     }
 }
 
-impl<'de> de::MapAccess<'de> for Variant<'_, '_, '_, '_> {
+impl<'de, 'a: 'de> de::MapAccess<'de> for Variant<'_, '_, 'a, '_> {
     type Error = DecodeError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -863,7 +918,7 @@ impl<'de> de::MapAccess<'de> for Variant<'_, '_, '_, '_> {
     }
 }
 
-impl<'de> de::VariantAccess<'de> for At<'_, '_, '_> {
+impl<'de, 'a: 'de> de::VariantAccess<'de> for At<'_, '_, 'a> {
     type Error = DecodeError;
 
     fn unit_variant(self) -> Result<(), DecodeError> {

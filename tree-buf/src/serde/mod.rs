@@ -66,6 +66,31 @@
 //! fields its type names, so the branches of the others are never read. An enum read without its
 //! type (into `serde_json::Value`, say) is a map of one entry, the variant's name to its content.
 //! It runs on the calling thread; leaves are decoded when a value first reaches them.
+//!
+//! Strings that the file holds as they are (a plain string stream: not compressed, not a
+//! dictionary) are lent from its bytes, so that `&'de str` fields and `#[serde(borrow)]
+//! Cow<'de, str>` fields cost no allocation; from other streams a `Cow` gets its own copy and a
+//! `&str` is a [`SchemaMismatch`](crate::DecodeErrorKind::SchemaMismatch) error at its path.
+//! [`Preference::Faster`](crate::Preference::Faster) keeps most string columns plain (zstd
+//! only where it halves one).
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//! use tree_buf::{EncodeOptions, Preference};
+//!
+//! #[derive(Serialize, Deserialize)]
+//! struct Country<'a> {
+//!     name: &'a str,
+//! }
+//!
+//! let countries = [Country { name: "Aruba" }, Country { name: "Angola" }];
+//! let options = EncodeOptions::default().prefer(Preference::Faster);
+//! let bytes = tree_buf::serde::to_vec_with_options(&countries, &options)?;
+//! let back: Vec<Country<'_>> = tree_buf::serde::from_slice(&bytes)?;
+//! assert_eq!(back[1].name, "Angola");
+//! assert!(bytes.as_ptr_range().contains(&back[1].name.as_ptr()));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //! `is_human_readable` is `false` both ways, so types with a compact form (`uuid::Uuid`) use it.
 //!
 //! Errors are [`EncodeError`]s and [`DecodeError`]s with the schema path where they happened;
@@ -122,14 +147,14 @@ pub fn to_vec_with_options<T: Serialize + ?Sized>(
 /// assert_eq!(xs[0].x, 1);
 /// # Ok::<(), tree_buf::DecodeError>(())
 /// ```
-pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &[u8]) -> Result<T, DecodeError> {
+pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T, DecodeError> {
     from_slice_with_options(bytes, &DecodeOptions::default())
 }
 
 /// Decodes a file under the given limits. An archive reads as the sequence of its rows, chunk
 /// after chunk, as [`crate::decode`] reads it.
 pub fn from_slice_with_options<'de, T: Deserialize<'de>>(
-    bytes: &[u8],
+    bytes: &'de [u8],
     options: &DecodeOptions,
 ) -> Result<T, DecodeError> {
     if Head::parse(bytes, options)?.flags & ARCHIVE != 0 {
