@@ -102,6 +102,14 @@ impl<'a> Reader<'a> {
     /// that does not exist, or text that is not a path, is a
     /// [`PathNotFound`](DecodeErrorKind::PathNotFound) error.
     pub fn decode_path<T: Decode>(&self, path: impl AsPath) -> Result<T, DecodeError> {
+        let (node, ctx) = self.gathered(path)?;
+        let mut decoder: T::Decoder = decode_root(ctx, node, 1, self.view.parallel(&self.options))?;
+        Ok(decoder.next())
+    }
+
+    /// The node that gathers every value at `path` into one array, and a context that has read
+    /// the streams on the way there.
+    fn gathered(&self, path: impl AsPath) -> Result<(NodeRef<'_>, DecodeContext<'a>), DecodeError> {
         let path = path.as_path()?;
         if self.view.chunk.rows != 1 {
             return Err(DecodeError::new(
@@ -116,13 +124,45 @@ impl<'a> Reader<'a> {
         for &(node, index) in &route.steps {
             count = values_below(node, index, count, &mut ctx)?;
         }
-        let mut decoder: T::Decoder = decode_root(
-            ctx,
-            route.node.gathered(count),
-            1,
-            self.view.parallel(&self.options),
-        )?;
-        Ok(decoder.next())
+        Ok((route.node.gathered(count), ctx))
+    }
+
+    /// Decodes the file through serde's `Deserialize`, as [`crate::serde::from_slice`] does, but
+    /// without checksumming the data, as [`Self::decode`] does: a type that names only some of
+    /// the fields reads only their branches, and strings stored as they are are lent from the
+    /// bytes.
+    ///
+    /// ```
+    /// #[derive(serde::Serialize)]
+    /// struct Country { name: String, border: Vec<(f64, f64)> }
+    /// #[derive(serde::Deserialize)]
+    /// struct Name<'a> { name: &'a str }
+    ///
+    /// let countries = vec![Country { name: "Aruba".into(), border: vec![(-69.9, 12.4); 100] }];
+    /// let options = tree_buf::EncodeOptions::default().prefer(tree_buf::Preference::Faster);
+    /// let bytes = tree_buf::serde::to_vec_with_options(&countries, &options)?;
+    /// let reader = tree_buf::Reader::new(&bytes)?;
+    /// let names: Vec<Name<'_>> = reader.deserialize()?;
+    /// let again: Vec<&str> = reader.deserialize_path("[].name")?;
+    /// assert_eq!((names[0].name, again[0]), ("Aruba", "Aruba"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "serde")]
+    pub fn deserialize<T: ::serde::Deserialize<'a>>(&self) -> Result<T, DecodeError> {
+        self.view.check_one_root()?;
+        let ctx = self.view.context(&self.options);
+        crate::serde::deserialize_root(self.view.tree.root(), ctx)
+    }
+
+    /// Decodes every value at `path` through serde's `Deserialize` into the collection `T`, as
+    /// [`Self::decode_path`] does for [`Decode`] types.
+    #[cfg(feature = "serde")]
+    pub fn deserialize_path<T: ::serde::Deserialize<'a>>(
+        &self,
+        path: impl AsPath,
+    ) -> Result<T, DecodeError> {
+        let (node, ctx) = self.gathered(path)?;
+        crate::serde::deserialize_root(node, ctx)
     }
 }
 

@@ -667,3 +667,21 @@ fn compressed_strings_are_copied_where_a_type_allows_it() {
     assert_eq!(error.kind(), DecodeErrorKind::SchemaMismatch);
     assert_eq!(error.path(), "[].name", "{error}");
 }
+
+#[test]
+fn a_reader_reads_through_serde_a_type_or_one_path() {
+    let records = records(40);
+    let bytes = encode(&records);
+    let reader = tree_buf::Reader::new(&bytes).unwrap();
+    let all: Vec<Record> = reader.deserialize().unwrap();
+    assert_eq!(all, records);
+    let tags: Vec<String> = reader.deserialize_path("[].tags.[]").unwrap();
+    let expected: Vec<String> = records.iter().flat_map(|r| r.tags.clone()).collect();
+    assert_eq!(tags, expected);
+    let shapes: Vec<Shape> = reader.deserialize_path("[].shape").unwrap();
+    assert_eq!(shapes[3], records[3].shape);
+    let error = reader
+        .deserialize_path::<Vec<u8>>("[].nowhere")
+        .unwrap_err();
+    assert_eq!(error.kind(), DecodeErrorKind::PathNotFound);
+}

@@ -66,6 +66,10 @@
 //! fields its type names, so the branches of the others are never read. An enum read without its
 //! type (into `serde_json::Value`, say) is a map of one entry, the variant's name to its content.
 //! It runs on the calling thread; leaves are decoded when a value first reaches them.
+//! [`Reader::deserialize`](crate::Reader::deserialize) and
+//! [`Reader::deserialize_path`](crate::Reader::deserialize_path) read through serde as
+//! [`Reader::decode`](crate::Reader::decode) does: without checksumming the whole data, so that
+//! a partial load reads only the bytes it needs.
 //!
 //! Strings that the file holds as they are (a plain string stream: not compressed, not a
 //! dictionary) are lent from its bytes, so that `&'de str` fields and `#[serde(borrow)]
@@ -105,9 +109,11 @@ mod ser;
 use ::serde::{Deserialize, Serialize};
 
 use crate::archive::Archive;
+use crate::branch::DecodeContext;
 use crate::error::{DecodeError, EncodeError};
 use crate::file::{FileView, Head, ARCHIVE};
 use crate::options::{DecodeOptions, EncodeOptions};
+use crate::schema::NodeRef;
 
 /// Encodes `value` into a tree-buf file with the default [`EncodeOptions`].
 ///
@@ -164,7 +170,14 @@ pub fn from_slice_with_options<'de, T: Deserialize<'de>>(
     let view = FileView::open(bytes, options)?;
     view.verify_data(options)?;
     view.check_one_root()?;
-    let mut ctx = view.context(options);
-    let mut root = de::Slot::new(view.tree.root(), 1);
+    deserialize_root(view.tree.root(), view.context(options))
+}
+
+/// Decodes the one value under `root` through `T`'s `Deserialize`.
+pub(crate) fn deserialize_root<'de, T: Deserialize<'de>>(
+    root: NodeRef<'_>,
+    mut ctx: DecodeContext<'de>,
+) -> Result<T, DecodeError> {
+    let mut root = de::Slot::new(root, 1);
     T::deserialize(de::At::new(&mut root, &mut ctx))
 }
