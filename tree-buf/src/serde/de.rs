@@ -160,6 +160,7 @@ impl<T> Names<T> {
     }
 
     /// The entries for `names`, made by `make` unless they were made for them last.
+    #[inline]
     fn for_names(
         &mut self,
         names: &'static [&'static str],
@@ -442,12 +443,19 @@ impl<'s, 't, 'a> At<'s, 't, 'a> {
     }
 
     /// The reader of the next value itself: for a union, of the member that holds it.
+    #[inline]
     fn member(self) -> Result<Self, DecodeError> {
         let At { slot, ctx } = self;
-        let union = matches!(slot.built(ctx)?, Built::Enum { tagged: false, .. });
-        if !union {
-            return Ok(At { slot, ctx });
+        if matches!(slot.built(ctx)?, Built::Enum { tagged: false, .. }) {
+            At { slot, ctx }.union_member()
+        } else {
+            Ok(At { slot, ctx })
         }
+    }
+
+    /// [`Self::member`] of a union.
+    fn union_member(self) -> Result<Self, DecodeError> {
+        let At { slot, ctx } = self;
         match At::next_variant(slot.built(ctx)?) {
             Some((member, _)) => At::new(member, ctx).member(),
             None => Err(corrupt("a union value has no member")),
