@@ -685,3 +685,16 @@ fn a_reader_reads_through_serde_a_type_or_one_path() {
         .unwrap_err();
     assert_eq!(error.kind(), DecodeErrorKind::PathNotFound);
 }
+
+#[test]
+fn wide_integers_read_into_narrower_types_where_they_fit() {
+    // The derive narrows a column it has checked; serde's visitors of small integers take
+    // values of at most 64 bits.
+    let bytes = to_vec(&vec![(1u128, -2i128), (249, i128::from(i64::MIN))]).unwrap();
+    let narrow: Vec<(u8, i64)> = from_slice(&bytes).unwrap();
+    assert_eq!(narrow, [(1, -2), (249, i64::MIN)]);
+    assert_eq!(decode::<Vec<(u8, i64)>>(&bytes).unwrap(), narrow);
+    let too_wide = to_vec(&vec![u128::MAX]).unwrap();
+    assert!(from_slice::<Vec<u64>>(&too_wide).is_err());
+    assert_eq!(from_slice::<Vec<u128>>(&too_wide).unwrap(), [u128::MAX]);
+}

@@ -492,12 +492,26 @@ fn visit_any<'de, 't, 'a: 'de, V: Visitor<'de>>(
         Built::U16(values) => visitor.visit_u16(values.next_item().unwrap_or_default()),
         Built::U32(values) => visitor.visit_u32(values.next_item().unwrap_or_default()),
         Built::U64(values) => visitor.visit_u64(values.next_item().unwrap_or_default()),
-        Built::U128(values) => visitor.visit_u128(values.next_item().unwrap_or_default()),
+        // 128-bit values that fit 64 bits go as such: most visitors take nothing wider (serde's
+        // own for the smaller integers among them), as JSON's reader does.
+        Built::U128(values) => {
+            let value = values.next_item().unwrap_or_default();
+            match u64::try_from(value) {
+                Ok(value) => visitor.visit_u64(value),
+                Err(_) => visitor.visit_u128(value),
+            }
+        }
         Built::I8(values) => visitor.visit_i8(values.next_item().unwrap_or_default() as i8),
         Built::I16(values) => visitor.visit_i16(values.next_item().unwrap_or_default() as i16),
         Built::I32(values) => visitor.visit_i32(values.next_item().unwrap_or_default() as i32),
         Built::I64(values) => visitor.visit_i64(values.next_item().unwrap_or_default() as i64),
-        Built::I128(values) => visitor.visit_i128(values.next_item().unwrap_or_default() as i128),
+        Built::I128(values) => {
+            let value = values.next_item().unwrap_or_default() as i128;
+            match i64::try_from(value) {
+                Ok(value) => visitor.visit_i64(value),
+                Err(_) => visitor.visit_i128(value),
+            }
+        }
         Built::F32(values) => {
             visitor.visit_f32(f32::from_bits(values.next_item().unwrap_or_default()))
         }
