@@ -547,13 +547,7 @@ impl<'a> Archive<'a> {
         };
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
         let (chunk, checksums) = self.chunk_in(bytes, index)?;
-        let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
-        let root = tree.root();
-        let rows = values_below(root, 0, 1, &mut ctx)?;
-        let items = root
-            .child(0)
-            .ok_or_else(|| corrupt("a sequence without items"))?;
-        Ok((items, rows, ctx))
+        chunk_items(tree, chunk, checksums, budget)
     }
 
     /// Decodes chunk `index` as one value of `T` (a sequence of its rows), drawing on `budget`.
@@ -646,14 +640,26 @@ pub(crate) fn chunk_rows_decoder<T: Decode>(
     parallel: bool,
     check: impl FnOnce(usize) -> Result<(), DecodeError>,
 ) -> Result<(T::Decoder, usize), DecodeError> {
+    let (items, rows, ctx) = chunk_items(tree, chunk, checksums, budget)?;
+    check(rows)?;
+    Ok((decode_root(ctx, items, rows, parallel)?, rows))
+}
+
+/// The items node of a chunk's schema `tree` (its rows), how many rows the chunk has, and a
+/// context for its branches that has read that count.
+fn chunk_items<'t, 'b>(
+    tree: &'t SchemaTree,
+    chunk: Chunk<'b>,
+    checksums: Vec<u32>,
+    budget: Budget,
+) -> Result<(crate::schema::NodeRef<'t>, usize, DecodeContext<'b>), DecodeError> {
     let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
     let root = tree.root();
     let rows = values_below(root, 0, 1, &mut ctx)?;
     let items = root
         .child(0)
         .ok_or_else(|| corrupt("a sequence without items"))?;
-    check(rows)?;
-    Ok((decode_root(ctx, items, rows, parallel)?, rows))
+    Ok((items, rows, ctx))
 }
 
 /// Joins the values decoded from each chunk into one.

@@ -702,6 +702,14 @@ fn same_name(a: &'static str, b: &'static str) -> bool {
     std::ptr::eq(a, b) || a == b
 }
 
+/// `error` one step further from the root for a struct or tuple variant: the variant's name.
+fn within_variant(variant: Option<&'static str>, error: EncodeError) -> EncodeError {
+    match variant {
+        Some(variant) => error.within(name(variant)),
+        None => error,
+    }
+}
+
 /// A path step for a field or variant name.
 fn name(name: &str) -> Segment {
     Segment::Name(name.to_owned())
@@ -813,50 +821,38 @@ impl Elements<'_> {
     }
 
     fn within_variant(&self, error: EncodeError) -> EncodeError {
-        match self.variant {
-            Some(variant) => error.within(name(variant)),
-            None => error,
+        within_variant(self.variant, error)
+    }
+}
+
+/// Implements serde's compound serializers whose every element or field goes to `$method` and
+/// whose end is `$end`.
+macro_rules! compound {
+    ($type:ident: $($trait:ident::$add:ident($($key:ident: $key_type:ty,)?) => $method:ident),* $(,)?) => {$(
+        impl ser::$trait for $type<'_> {
+            type Ok = ();
+            type Error = EncodeError;
+
+            fn $add<T: ?Sized + Serialize>(
+                &mut self,
+                $($key: $key_type,)?
+                value: &T,
+            ) -> Result<(), EncodeError> {
+                self.$method($($key,)? value)
+            }
+
+            fn end(self) -> Result<(), EncodeError> {
+                $type::end(self)
+            }
         }
-    }
+    )*};
 }
 
-impl ser::SerializeTuple for Elements<'_> {
-    type Ok = ();
-    type Error = EncodeError;
-
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), EncodeError> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), EncodeError> {
-        Elements::end(self)
-    }
-}
-
-impl ser::SerializeTupleStruct for Elements<'_> {
-    type Ok = ();
-    type Error = EncodeError;
-
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), EncodeError> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), EncodeError> {
-        Elements::end(self)
-    }
-}
-
-impl ser::SerializeTupleVariant for Elements<'_> {
-    type Ok = ();
-    type Error = EncodeError;
-
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), EncodeError> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), EncodeError> {
-        Elements::end(self)
-    }
+compound! {
+    Elements:
+    SerializeTuple::serialize_element() => element,
+    SerializeTupleStruct::serialize_field() => element,
+    SerializeTupleVariant::serialize_field() => element,
 }
 
 /// The entries of a map being written.
@@ -947,43 +943,12 @@ impl Fields<'_> {
     }
 
     fn within_variant(&self, error: EncodeError) -> EncodeError {
-        match self.variant {
-            Some(variant) => error.within(name(variant)),
-            None => error,
-        }
+        within_variant(self.variant, error)
     }
 }
 
-impl ser::SerializeStruct for Fields<'_> {
-    type Ok = ();
-    type Error = EncodeError;
-
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), EncodeError> {
-        self.field(key, value)
-    }
-
-    fn end(self) -> Result<(), EncodeError> {
-        Fields::end(self)
-    }
-}
-
-impl ser::SerializeStructVariant for Fields<'_> {
-    type Ok = ();
-    type Error = EncodeError;
-
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), EncodeError> {
-        self.field(key, value)
-    }
-
-    fn end(self) -> Result<(), EncodeError> {
-        Fields::end(self)
-    }
+compound! {
+    Fields:
+    SerializeStruct::serialize_field(key: &'static str,) => field,
+    SerializeStructVariant::serialize_field(key: &'static str,) => field,
 }
