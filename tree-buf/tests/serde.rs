@@ -698,3 +698,55 @@ fn wide_integers_read_into_narrower_types_where_they_fit() {
     assert!(from_slice::<Vec<u64>>(&too_wide).is_err());
     assert_eq!(from_slice::<Vec<u128>>(&too_wide).unwrap(), [u128::MAX]);
 }
+
+#[test]
+fn structs_whose_fields_are_all_there_read_in_order() {
+    // Every field of the type in the file, none optional: handed over as a sequence, as
+    // serde's non-self-describing formats do. Fields the type skips, or defaults when the file
+    // lacks them, keep working.
+    #[derive(Serialize)]
+    struct Written {
+        b: u32,
+        a: String,
+        c: Vec<u8>,
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Read {
+        a: String,
+        #[serde(skip_deserializing)]
+        cached: u64,
+        #[serde(rename = "b")]
+        count: u32,
+        #[serde(default)]
+        extra: Option<bool>,
+    }
+    let bytes = to_vec(&vec![Written {
+        b: 7,
+        a: "x".into(),
+        c: vec![1],
+    }])
+    .unwrap();
+    let read: Vec<Read> = from_slice(&bytes).unwrap();
+    assert_eq!(
+        read,
+        [Read {
+            a: "x".into(),
+            cached: 0,
+            count: 7,
+            extra: None
+        }]
+    );
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct InOrder {
+        a: String,
+        b: u32,
+    }
+    let read: Vec<InOrder> = from_slice(&bytes).unwrap();
+    assert_eq!(
+        read,
+        [InOrder {
+            a: "x".into(),
+            b: 7
+        }]
+    );
+}

@@ -48,14 +48,12 @@ struct StrCursor {
 }
 
 impl StrCursor {
+    /// The next string; "" past the end.
+    #[inline]
     fn next(&mut self) -> &str {
         let index = self.next;
         self.next += 1;
-        if index < self.strings.len() {
-            self.strings.get(index)
-        } else {
-            ""
-        }
+        self.strings.get(index)
     }
 }
 
@@ -705,6 +703,17 @@ impl<'de, 'a: 'de> de::Deserializer<'de> for At<'_, '_, 'a> {
                     }
                     Ok(wanted)
                 })?;
+                // Every field there and none optional: in order, without their names.
+                let in_order = wanted.len() == fields.len()
+                    && (wanted.iter())
+                        .all(|&(index, _)| slots[index].node.node_type() != NodeType::Option);
+                if in_order {
+                    return visitor.visit_seq(InOrder {
+                        wanted: wanted.iter(),
+                        fields: slots,
+                        ctx,
+                    });
+                }
                 visitor.visit_map(Fields {
                     wanted: wanted.iter(),
                     fields: slots,
@@ -842,6 +851,33 @@ impl<'de, 'a: 'de> de::MapAccess<'de> for Entries<'_, '_, 'a> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.left)
+    }
+}
+
+/// The fields of one struct, every one of the type's, in the type's order.
+struct InOrder<'s, 't, 'a, I> {
+    wanted: I,
+    fields: &'s mut [Slot<'t, 'a>],
+    ctx: &'s mut DecodeContext<'a>,
+}
+
+impl<'de, 'w, 't: 'w, 'a: 'de, I: Iterator<Item = &'w (usize, &'t str)>> de::SeqAccess<'de>
+    for InOrder<'_, 't, 'a, I>
+{
+    type Error = DecodeError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, DecodeError> {
+        match self
+            .wanted
+            .next()
+            .and_then(|&(index, _)| self.fields.get_mut(index))
+        {
+            Some(field) => seed.deserialize(At::new(field, self.ctx)).map(Some),
+            None => Ok(None),
+        }
     }
 }
 

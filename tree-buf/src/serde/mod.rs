@@ -65,6 +65,9 @@
 //! `serde_json::Value`, untagged and internally tagged enums read), and offers a struct the
 //! fields its type names, so the branches of the others are never read. An enum read without its
 //! type (into `serde_json::Value`, say) is a map of one entry, the variant's name to its content.
+//! A struct whose every field the file has, none of them optional, is handed to its visitor as a
+//! sequence in the type's order (`visit_seq`, as serde's non-self-describing formats hand every
+//! struct), which spares a key string per field; other structs as a map of their names.
 //! It runs on the calling thread; leaves are decoded when a value first reaches them.
 //! [`Reader::deserialize`](crate::Reader::deserialize) and
 //! [`Reader::deserialize_path`](crate::Reader::deserialize_path) read through serde as
