@@ -533,10 +533,10 @@ impl<'a> Archive<'a> {
     /// The items node of chunk `index`'s schema (its rows), how many rows the chunk has, and a
     /// context for its branches drawing on `budget`: for readers of rows that are not
     /// [`Decode`] types.
-    #[cfg(feature = "serde")]
     ///
     /// The context reads the bytes the archive was opened from ([`Archive::from_bytes`]), so that
     /// what it decodes may borrow from them; a mapped archive has none of its own to lend.
+    #[cfg(feature = "serde")]
     pub(crate) fn chunk_rows(
         &self,
         index: usize,

@@ -639,8 +639,6 @@ pub(crate) fn decode_keyed(
     Ok(Strings::Indexed { table, indices })
 }
 
-/// The ends of the `count` strings of a plain stream in its text of `text_len` bytes, from the
-/// int stream of their lengths, `lengths`; the text is charged to the budget.
 /// The text of a plain stream and where each of its `count` strings ends, checked.
 fn checked_plain<'a>(
     lengths: &[u8],
@@ -674,6 +672,8 @@ pub(crate) fn decode_in_place<'a>(
     }
 }
 
+/// The ends of the `count` strings of a plain stream in its text of `text_len` bytes, from the
+/// int stream of their lengths, `lengths`; the text is charged to the budget.
 fn plain_ends(
     lengths: &[u8],
     text_len: usize,
