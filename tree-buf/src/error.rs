@@ -200,6 +200,19 @@ impl fmt::Display for EncodeError {
 
 impl std::error::Error for EncodeError {}
 
+/// The error for a value nested deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) schema levels below
+/// `path`.
+pub(crate) fn too_deep(path: impl Into<String>) -> EncodeError {
+    EncodeError::new(
+        EncodeErrorKind::DepthLimit,
+        path,
+        format!(
+            "the value nests deeper than the limit of {} schema levels",
+            crate::MAX_DEPTH
+        ),
+    )
+}
+
 /// Shorthands for building decode errors inside the crate.
 pub(crate) fn corrupt(message: impl Into<String>) -> DecodeError {
     DecodeError::new(DecodeErrorKind::Corrupt, "", message)

@@ -141,6 +141,22 @@ fn roots_of_every_kind_round_trip() {
     round_trip(None::<u8>);
     round_trip(Vec::<String>::new());
     round_trip((1u8, "two".to_owned(), 3.0f32));
+    // Bytes where other sequences held wider integers: their items are a union of both.
+    struct Raw(Vec<u8>);
+    impl Serialize for Raw {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.serialize_bytes(&self.0)
+        }
+    }
+    #[derive(Serialize)]
+    #[serde(untagged)]
+    enum Words {
+        Wide(Vec<u16>),
+        Narrow(Raw),
+    }
+    let words = vec![Words::Wide(vec![1, 300]), Words::Narrow(Raw(vec![3, 4]))];
+    let json: serde_json::Value = from_slice(&to_vec(&words).unwrap()).unwrap();
+    assert_eq!(json, serde_json::json!([[1, 300], [3, 4]]));
     // A long tuple is written as an array; one whose elements differ, as an array of a union.
     round_trip((1u8, "two".to_owned(), 3.0f32, true, 'v', Some(6u64)));
     round_trip([[1u16, 2], [3, 4]]);

@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use super::Column;
 use crate::encodings::bytes::{write_prefixed, write_varint};
-use crate::error::{EncodeError, EncodeErrorKind};
+use crate::error::EncodeError;
 use crate::options::MAX_DEPTH;
 use crate::schema::{NodeType, Path, Segment};
 
@@ -93,11 +93,7 @@ impl SchemaWriter {
 
     /// An error for a value nested deeper than [`MAX_DEPTH`] below the current node.
     pub(crate) fn too_deep(&self) -> EncodeError {
-        EncodeError::new(
-            EncodeErrorKind::DepthLimit,
-            self.path(),
-            format!("the value nests deeper than the limit of {MAX_DEPTH} schema levels"),
-        )
+        crate::error::too_deep(self.path())
     }
 
     /// The groups of two or more string branches that share their nearest struct or tuple.

@@ -11,69 +11,32 @@
 use serde::ser::{self, Serialize};
 
 use crate::branch::{EncodeResult, SchemaWriter};
-use crate::error::{EncodeError, EncodeErrorKind};
+use crate::error::{too_deep, EncodeError, EncodeErrorKind};
 use crate::options::MAX_DEPTH;
 use crate::schema::canonical::canonical_name;
-use crate::schema::Segment;
+use crate::schema::{NodeType, Segment};
 use crate::types::{Encode, ValueEncoder};
 
-/// The shape of the values at a place: a schema node type, with a tuple's length.
+/// The shape of the values at a place: a schema node type, with the length of a tuple or array
+/// (0 for the others).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Unit,
-    Bool,
-    U8,
-    U16,
-    U32,
-    U64,
-    U128,
-    I8,
-    I16,
-    I32,
-    I64,
-    I128,
-    F32,
-    F64,
-    Char,
-    Str,
-    Option,
-    Seq,
-    Map,
-    Tuple(usize),
-    Array(usize),
-    Struct,
-    Enum,
+struct Kind {
+    node_type: NodeType,
+    len: usize,
 }
 
 impl Kind {
-    /// The name of a union member of this kind.
+    /// A kind without a length.
+    const fn of(node_type: NodeType) -> Kind {
+        Kind { node_type, len: 0 }
+    }
+
+    /// The name of a union member of this kind: its type's, with a tuple's or array's length.
     fn name(self) -> String {
-        let name = match self {
-            Kind::Unit => "unit",
-            Kind::Bool => "bool",
-            Kind::U8 => "u8",
-            Kind::U16 => "u16",
-            Kind::U32 => "u32",
-            Kind::U64 => "u64",
-            Kind::U128 => "u128",
-            Kind::I8 => "i8",
-            Kind::I16 => "i16",
-            Kind::I32 => "i32",
-            Kind::I64 => "i64",
-            Kind::I128 => "i128",
-            Kind::F32 => "f32",
-            Kind::F64 => "f64",
-            Kind::Char => "char",
-            Kind::Str => "string",
-            Kind::Option => "option",
-            Kind::Seq => "seq",
-            Kind::Map => "map",
-            Kind::Tuple(len) => return format!("tuple_{len}"),
-            Kind::Array(len) => return format!("array_{len}"),
-            Kind::Struct => "struct",
-            Kind::Enum => "enum",
-        };
-        name.to_owned()
+        match self.node_type {
+            NodeType::Tuple | NodeType::Array => format!("{}_{}", self.node_type, self.len),
+            other => other.name().to_owned(),
+        }
     }
 }
 
@@ -178,14 +141,6 @@ pub(super) struct Place {
     depth: usize,
 }
 
-fn too_deep() -> EncodeError {
-    EncodeError::new(
-        EncodeErrorKind::DepthLimit,
-        "",
-        format!("the value nests deeper than the limit of {MAX_DEPTH} schema levels"),
-    )
-}
-
 fn custom(message: impl Into<String>) -> EncodeError {
     EncodeError::new(EncodeErrorKind::Custom, "", message)
 }
@@ -213,10 +168,16 @@ impl Place {
     /// Counts one more value, of kind `kind`, and gives the node that takes it: this place's,
     /// made a union first if it held values of another kind.
     fn take(&mut self, kind: Kind) -> Result<&mut Node, EncodeError> {
+        self.take_n(kind, 1)
+    }
+
+    /// [`Self::take`] for `n` values of kind `kind` at once.
+    fn take_n(&mut self, kind: Kind, n: usize) -> Result<&mut Node, EncodeError> {
         if self.depth >= MAX_DEPTH {
-            return Err(too_deep());
+            return Err(too_deep(""));
         }
-        self.count += 1;
+        let earlier_count = self.count;
+        self.count += n;
         if matches!(self.node, Node::Empty) {
             self.node = self.new_node(kind);
             return Ok(&mut self.node);
@@ -226,11 +187,11 @@ impl Place {
             Some(existing) => {
                 let earlier = Place {
                     node: std::mem::replace(&mut self.node, Node::Empty),
-                    count: self.count - 1,
+                    count: earlier_count,
                     depth: self.depth + 1,
                 };
                 self.node = Node::Union {
-                    discriminants: vec![0; self.count - 1],
+                    discriminants: vec![0; earlier_count],
                     members: vec![(existing, earlier)],
                 };
             }
@@ -251,53 +212,57 @@ impl Place {
                 members.len() - 1
             }
         };
-        discriminants.push(index as u32);
-        members[index].1.take(kind)
+        discriminants.extend(std::iter::repeat_n(index as u32, n));
+        members[index].1.take_n(kind, n)
     }
 
     fn new_node(&self, kind: Kind) -> Node {
-        match kind {
-            Kind::Unit => Node::Unit,
-            Kind::Bool => Node::Bool(ValueEncoder::new(self.depth)),
-            Kind::U8 => Node::U8(ValueEncoder::new(self.depth)),
-            Kind::U16 => Node::U16(ValueEncoder::new(self.depth)),
-            Kind::U32 => Node::U32(ValueEncoder::new(self.depth)),
-            Kind::U64 => Node::U64(ValueEncoder::new(self.depth)),
-            Kind::U128 => Node::U128(ValueEncoder::new(self.depth)),
-            Kind::I8 => Node::I8(ValueEncoder::new(self.depth)),
-            Kind::I16 => Node::I16(ValueEncoder::new(self.depth)),
-            Kind::I32 => Node::I32(ValueEncoder::new(self.depth)),
-            Kind::I64 => Node::I64(ValueEncoder::new(self.depth)),
-            Kind::I128 => Node::I128(ValueEncoder::new(self.depth)),
-            Kind::F32 => Node::F32(ValueEncoder::new(self.depth)),
-            Kind::F64 => Node::F64(ValueEncoder::new(self.depth)),
-            Kind::Char => Node::Char(ValueEncoder::new(self.depth)),
-            Kind::Str => Node::Str(ValueEncoder::<str>::new(self.depth)),
-            Kind::Option => Node::Option {
+        let depth = self.depth;
+        match kind.node_type {
+            NodeType::Unit => Node::Unit,
+            NodeType::Bool => Node::Bool(ValueEncoder::new(depth)),
+            NodeType::U8 => Node::U8(ValueEncoder::new(depth)),
+            NodeType::U16 => Node::U16(ValueEncoder::new(depth)),
+            NodeType::U32 => Node::U32(ValueEncoder::new(depth)),
+            NodeType::U64 => Node::U64(ValueEncoder::new(depth)),
+            NodeType::U128 => Node::U128(ValueEncoder::new(depth)),
+            NodeType::I8 => Node::I8(ValueEncoder::new(depth)),
+            NodeType::I16 => Node::I16(ValueEncoder::new(depth)),
+            NodeType::I32 => Node::I32(ValueEncoder::new(depth)),
+            NodeType::I64 => Node::I64(ValueEncoder::new(depth)),
+            NodeType::I128 => Node::I128(ValueEncoder::new(depth)),
+            NodeType::F32 => Node::F32(ValueEncoder::new(depth)),
+            NodeType::F64 => Node::F64(ValueEncoder::new(depth)),
+            NodeType::Char => Node::Char(ValueEncoder::new(depth)),
+            NodeType::Str => Node::Str(ValueEncoder::<str>::new(depth)),
+            NodeType::Option => Node::Option {
                 presence: Vec::new(),
                 inner: self.child(),
             },
-            Kind::Seq => Node::Seq {
+            NodeType::Seq => Node::Seq {
                 lengths: Vec::new(),
                 items: self.child(),
             },
-            Kind::Map => Node::Map {
+            NodeType::Map => Node::Map {
                 lengths: Vec::new(),
                 keys: self.child(),
                 values: self.child(),
             },
-            Kind::Tuple(len) => Node::Tuple((0..len).map(|_| Place::new(self.depth + 1)).collect()),
-            Kind::Array(len) => Node::Array {
-                len,
+            NodeType::Tuple => Node::Tuple((0..kind.len).map(|_| Place::new(depth + 1)).collect()),
+            NodeType::Array => Node::Array {
+                len: kind.len,
                 items: self.child(),
             },
-            Kind::Struct => Node::Struct(Struct {
-                depth: self.depth + 1,
+            NodeType::Struct => Node::Struct(Struct {
+                depth: depth + 1,
                 fields: Vec::new(),
                 records: 0,
                 next: 0,
             }),
-            Kind::Enum => Node::Enum(Enum::default()),
+            NodeType::Enum => Node::Enum(Enum::default()),
+            // No value asks for these: a place is empty until one comes, and unions are made
+            // from the kinds they hold.
+            NodeType::Void | NodeType::Union => unreachable!("a kind of value is asked for"),
         }
     }
 
@@ -308,29 +273,17 @@ impl Place {
 
     /// A sequence of bytes: a length and `u8` items, as `Vec<u8>` is written.
     fn push_bytes(&mut self, bytes: &[u8]) -> Result<(), EncodeError> {
-        let Node::Seq { lengths, items } = self.take(Kind::Seq)? else {
+        let Node::Seq { lengths, items } = self.take(Kind::of(NodeType::Seq))? else {
             unreachable!("a place takes the kind asked for")
         };
         lengths.push(bytes.len() as u64);
         if bytes.is_empty() {
             return Ok(());
         }
-        if let Node::Empty | Node::U8(_) = items.node {
-            if items.depth >= MAX_DEPTH {
-                return Err(too_deep().within(Segment::Items));
-            }
-            if let Node::Empty = items.node {
-                items.node = Node::U8(ValueEncoder::new(items.depth));
-            }
-            if let Node::U8(encoder) = &mut items.node {
-                items.count += bytes.len();
-                encoder.push_all(bytes);
-            }
-            return Ok(());
-        }
-        for byte in bytes {
-            ser::Serializer::serialize_u8(&mut **items, *byte)
-                .map_err(|e| e.within(Segment::Items))?;
+        match items.take_n(Kind::of(NodeType::U8), bytes.len()) {
+            Ok(Node::U8(encoder)) => encoder.push_all(bytes),
+            Ok(_) => unreachable!("a place takes the kind asked for"),
+            Err(error) => return Err(error.within(Segment::Items)),
         }
         Ok(())
     }
@@ -339,32 +292,43 @@ impl Place {
 impl Node {
     /// The kind of values the node holds; `None` for an empty node or a union.
     fn kind(&self) -> Option<Kind> {
-        Some(match self {
+        let node_type = match self {
             Node::Empty | Node::Union { .. } => return None,
-            Node::Unit => Kind::Unit,
-            Node::Bool(_) => Kind::Bool,
-            Node::U8(_) => Kind::U8,
-            Node::U16(_) => Kind::U16,
-            Node::U32(_) => Kind::U32,
-            Node::U64(_) => Kind::U64,
-            Node::U128(_) => Kind::U128,
-            Node::I8(_) => Kind::I8,
-            Node::I16(_) => Kind::I16,
-            Node::I32(_) => Kind::I32,
-            Node::I64(_) => Kind::I64,
-            Node::I128(_) => Kind::I128,
-            Node::F32(_) => Kind::F32,
-            Node::F64(_) => Kind::F64,
-            Node::Char(_) => Kind::Char,
-            Node::Str(_) => Kind::Str,
-            Node::Option { .. } => Kind::Option,
-            Node::Seq { .. } => Kind::Seq,
-            Node::Map { .. } => Kind::Map,
-            Node::Tuple(elements) => Kind::Tuple(elements.len()),
-            Node::Array { len, .. } => Kind::Array(*len),
-            Node::Struct(_) => Kind::Struct,
-            Node::Enum(_) => Kind::Enum,
-        })
+            Node::Tuple(elements) => {
+                return Some(Kind {
+                    node_type: NodeType::Tuple,
+                    len: elements.len(),
+                })
+            }
+            Node::Array { len, .. } => {
+                return Some(Kind {
+                    node_type: NodeType::Array,
+                    len: *len,
+                })
+            }
+            Node::Unit => NodeType::Unit,
+            Node::Bool(_) => NodeType::Bool,
+            Node::U8(_) => NodeType::U8,
+            Node::U16(_) => NodeType::U16,
+            Node::U32(_) => NodeType::U32,
+            Node::U64(_) => NodeType::U64,
+            Node::U128(_) => NodeType::U128,
+            Node::I8(_) => NodeType::I8,
+            Node::I16(_) => NodeType::I16,
+            Node::I32(_) => NodeType::I32,
+            Node::I64(_) => NodeType::I64,
+            Node::I128(_) => NodeType::I128,
+            Node::F32(_) => NodeType::F32,
+            Node::F64(_) => NodeType::F64,
+            Node::Char(_) => NodeType::Char,
+            Node::Str(_) => NodeType::Str,
+            Node::Option { .. } => NodeType::Option,
+            Node::Seq { .. } => NodeType::Seq,
+            Node::Map { .. } => NodeType::Map,
+            Node::Struct(_) => NodeType::Struct,
+            Node::Enum(_) => NodeType::Enum,
+        };
+        Some(Kind::of(node_type))
     }
 
     fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
@@ -428,26 +392,20 @@ impl Node {
             }
             Node::Enum(node) => {
                 // The file lists the variants in their type's order, as the derive writes them.
-                let mut order: Vec<usize> = (0..node.variants.len()).collect();
-                order.sort_by_key(|&i| (node.variants[i].index, node.variants[i].name));
-                let mut rank = vec![0u32; order.len()];
-                for (position, &seen) in order.iter().enumerate() {
+                let mut variants: Vec<(usize, EnumVariant)> =
+                    node.variants.into_iter().enumerate().collect();
+                variants.sort_by_key(|(_, variant)| (variant.index, variant.name));
+                let mut rank = vec![0u32; variants.len()];
+                for (position, &(seen, _)) in variants.iter().enumerate() {
                     rank[seen] = position as u32;
                 }
-                let discriminants = node
-                    .discriminants
-                    .iter()
+                let discriminants = (node.discriminants.iter())
                     .map(|&d| rank[d as usize])
                     .collect();
-                let names =
-                    canonical_names(order.iter().map(|&i| node.variants[i].name), "variants")?;
-                let mut variants: Vec<Option<EnumVariant>> =
-                    node.variants.into_iter().map(Some).collect();
-                out.enumeration(order.len(), discriminants, |out| {
-                    for (seen, name) in order.into_iter().zip(names) {
-                        if let Some(variant) = variants[seen].take() {
-                            out.variant(&name, |out| variant.place.finish(out))?;
-                        }
+                let names = canonical_names(variants.iter().map(|(_, v)| v.name), "variants")?;
+                out.enumeration(variants.len(), discriminants, |out| {
+                    for ((_, variant), name) in variants.into_iter().zip(names) {
+                        out.variant(&name, |out| variant.place.finish(out))?;
                     }
                     Ok(())
                 })
@@ -494,7 +452,7 @@ fn canonical_names<'n>(
 macro_rules! primitive {
     ($($method:ident($t:ty) => $kind:ident),* $(,)?) => {$(
         fn $method(self, value: $t) -> Result<(), EncodeError> {
-            match self.take(Kind::$kind)? {
+            match self.take(Kind::of(NodeType::$kind))? {
                 Node::$kind(encoder) => encoder.push(&value),
                 _ => unreachable!("a place takes the kind asked for"),
             }
@@ -532,7 +490,7 @@ impl<'p> ser::Serializer for &'p mut Place {
     }
 
     fn serialize_str(self, value: &str) -> Result<(), EncodeError> {
-        match self.take(Kind::Str)? {
+        match self.take(Kind::of(NodeType::Str))? {
             Node::Str(encoder) => encoder.push(value),
             _ => unreachable!("a place takes the kind asked for"),
         }
@@ -544,7 +502,7 @@ impl<'p> ser::Serializer for &'p mut Place {
     }
 
     fn serialize_none(self) -> Result<(), EncodeError> {
-        match self.take(Kind::Option)? {
+        match self.take(Kind::of(NodeType::Option))? {
             Node::Option { presence, .. } => presence.push(false),
             _ => unreachable!("a place takes the kind asked for"),
         }
@@ -552,7 +510,7 @@ impl<'p> ser::Serializer for &'p mut Place {
     }
 
     fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<(), EncodeError> {
-        match self.take(Kind::Option)? {
+        match self.take(Kind::of(NodeType::Option))? {
             Node::Option { presence, inner } => {
                 presence.push(true);
                 value.serialize(&mut **inner)
@@ -562,7 +520,7 @@ impl<'p> ser::Serializer for &'p mut Place {
     }
 
     fn serialize_unit(self) -> Result<(), EncodeError> {
-        self.take(Kind::Unit).map(drop)
+        self.take(Kind::of(NodeType::Unit)).map(drop)
     }
 
     fn serialize_unit_struct(self, _name: &'static str) -> Result<(), EncodeError> {
@@ -597,7 +555,7 @@ impl<'p> ser::Serializer for &'p mut Place {
     }
 
     fn serialize_seq(self, _len: Option<usize>) -> Result<Items<'p>, EncodeError> {
-        match self.take(Kind::Seq)? {
+        match self.take(Kind::of(NodeType::Seq))? {
             Node::Seq { lengths, items } => Ok(Items {
                 lengths,
                 items,
@@ -611,7 +569,10 @@ impl<'p> ser::Serializer for &'p mut Place {
         if len < ARRAY_MIN_LEN {
             return self.serialize_tuple_struct("", len);
         }
-        match self.take(Kind::Array(len))? {
+        match self.take(Kind {
+            node_type: NodeType::Array,
+            len,
+        })? {
             Node::Array { items, .. } => Ok(Elements {
                 into: Target::Array { items, len },
                 next: 0,
@@ -626,7 +587,10 @@ impl<'p> ser::Serializer for &'p mut Place {
         _name: &'static str,
         len: usize,
     ) -> Result<Elements<'p>, EncodeError> {
-        match self.take(Kind::Tuple(len))? {
+        match self.take(Kind {
+            node_type: NodeType::Tuple,
+            len,
+        })? {
             Node::Tuple(elements) => Ok(Elements {
                 into: Target::Tuple(elements),
                 next: 0,
@@ -652,7 +616,7 @@ impl<'p> ser::Serializer for &'p mut Place {
     }
 
     fn serialize_map(self, _len: Option<usize>) -> Result<Entries<'p>, EncodeError> {
-        match self.take(Kind::Map)? {
+        match self.take(Kind::of(NodeType::Map))? {
             Node::Map {
                 lengths,
                 keys,
@@ -668,7 +632,7 @@ impl<'p> ser::Serializer for &'p mut Place {
     }
 
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Fields<'p>, EncodeError> {
-        match self.take(Kind::Struct)? {
+        match self.take(Kind::of(NodeType::Struct))? {
             Node::Struct(node) => Ok(Fields {
                 node,
                 variant: None,
@@ -720,7 +684,7 @@ impl Place {
     /// place of that variant's content.
     fn variant(&mut self, index: u32, variant: &'static str) -> Result<&mut Place, EncodeError> {
         let depth = self.depth;
-        let Node::Enum(node) = self.take(Kind::Enum)? else {
+        let Node::Enum(node) = self.take(Kind::of(NodeType::Enum))? else {
             unreachable!("a place takes the kind asked for")
         };
         let position = match (node.variants.iter()).position(|v| same_name(v.name, variant)) {
