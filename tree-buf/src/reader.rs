@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::branch::{branch_encoding, DecodeContext};
 use crate::encodings::describe::Describer;
-use crate::error::{DecodeError, DecodeErrorKind};
+use crate::error::DecodeError;
 use crate::file::FileView;
 use crate::options::DecodeOptions;
 use crate::schema::canonical::canonical_name;
@@ -100,7 +100,7 @@ impl<'a> Reader<'a> {
     /// there (presence, lengths, discriminants) and the branches below it are read (and, for a
     /// string column stored keyed by another, that one too), all under one decoding budget. A path
     /// that does not exist, or text that is not a path, is a
-    /// [`PathNotFound`](DecodeErrorKind::PathNotFound) error.
+    /// [`PathNotFound`](crate::DecodeErrorKind::PathNotFound) error.
     pub fn decode_path<T: Decode>(&self, path: impl AsPath) -> Result<T, DecodeError> {
         let (node, ctx) = self.gathered(path)?;
         let mut decoder: T::Decoder = decode_root(ctx, node, 1, self.view.parallel(&self.options))?;
@@ -111,13 +111,7 @@ impl<'a> Reader<'a> {
     /// the streams on the way there.
     fn gathered(&self, path: impl AsPath) -> Result<(NodeRef<'_>, DecodeContext<'a>), DecodeError> {
         let path = path.as_path()?;
-        if self.view.chunk.rows != 1 {
-            return Err(DecodeError::new(
-                DecodeErrorKind::Corrupt,
-                "",
-                "the file does not hold one root value",
-            ));
-        }
+        self.view.check_one_root()?;
         let route = resolve(self.view.tree.root(), &path)?;
         let mut ctx = self.view.context(&self.options);
         let mut count = 1;

@@ -53,7 +53,7 @@ impl<'a> FileView<'a> {
 
     /// As [`Self::open`] for a file whose `head` is read, with the checked schema bytes made a
     /// tree by `parse`.
-    fn open_with(
+    pub(crate) fn open_with(
         bytes: &'a [u8],
         head: Head<'a>,
         options: &DecodeOptions,

@@ -110,11 +110,10 @@ enum Built<'t, 'a> {
         presence: IntoIter<bool>,
         inner: Box<Slot<'t, 'a>>,
     },
-    /// Sequences and arrays; `bytes` when the items are `u8`.
+    /// Sequences and arrays.
     Seq {
         lengths: Lengths,
         items: Box<Slot<'t, 'a>>,
-        bytes: bool,
     },
     Map {
         lengths: IntoIter<u64>,
@@ -128,7 +127,7 @@ enum Built<'t, 'a> {
         all: Vec<(usize, &'t str)>,
         /// The fields of the type last read, by their names in the type: worked out for its
         /// first value only.
-        named: Names<(usize, &'t str)>,
+        named: Names<Wanted<'t>>,
     },
     /// Enums (`tagged`) and unions: the variant of each value, and the variants.
     Enum {
@@ -136,7 +135,7 @@ enum Built<'t, 'a> {
         variants: Vec<Slot<'t, 'a>>,
         tagged: bool,
         /// The name in the type last read of each variant of the file.
-        named: Names<&'t str>,
+        named: Names<Vec<&'t str>>,
     },
 }
 
@@ -144,32 +143,37 @@ enum Built<'t, 'a> {
 /// hands the same `&'static` list for every value of a type.
 #[derive(Debug)]
 struct Names<T> {
-    /// The names the entries were made for; `None` before the first.
-    of: Option<&'static [&'static str]>,
-    entries: Vec<T>,
+    /// The names it was made for, and what they gave; `None` before the first value.
+    made: Option<(&'static [&'static str], T)>,
 }
 
 impl<T> Names<T> {
     fn new() -> Self {
-        Names {
-            of: None,
-            entries: Vec::new(),
-        }
+        Names { made: None }
     }
 
-    /// The entries for `names`, made by `make` unless they were made for them last.
+    /// What `names` give, made by `make` unless it was made for them last.
     #[inline]
     fn for_names(
         &mut self,
         names: &'static [&'static str],
-        make: impl FnOnce() -> Result<Vec<T>, DecodeError>,
-    ) -> Result<&[T], DecodeError> {
-        if !self.of.is_some_and(|of| std::ptr::eq(of, names)) {
-            self.entries = make()?;
-            self.of = Some(names);
-        }
-        Ok(&self.entries)
+        make: impl FnOnce() -> Result<T, DecodeError>,
+    ) -> Result<&T, DecodeError> {
+        let made = match self.made.take() {
+            Some((of, made)) if std::ptr::eq(of, names) => made,
+            _ => make()?,
+        };
+        Ok(&self.made.insert((names, made)).1)
     }
+}
+
+/// The fields of a type in a struct node: each by its index in the node and its name in the type,
+/// and whether they are all the type's, none of them optional (so that they can be handed over
+/// in order, without their names).
+#[derive(Debug)]
+struct Wanted<'t> {
+    fields: Vec<(usize, &'t str)>,
+    in_order: bool,
 }
 
 impl Built<'_, '_> {
@@ -283,7 +287,6 @@ fn build<'t, 'a>(
             Built::Seq {
                 lengths,
                 items: Box::new(Slot::new(child(0), total)),
-                bytes: child(0).node_type() == NodeType::U8,
             }
         }
         NodeType::Map => {
@@ -525,7 +528,7 @@ fn visit_any<'de, 't, 'a: 'de, V: Visitor<'de>>(
                 visitor.visit_none()
             }
         }
-        Built::Seq { lengths, items, .. } => {
+        Built::Seq { lengths, items } => {
             let left = lengths.next();
             visitor.visit_seq(Items { items, ctx, left })
         }
@@ -591,11 +594,7 @@ impl<'de, 'a: 'de> de::Deserializer<'de> for At<'_, '_, 'a> {
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
         self.member()?.read(|built, ctx| match built {
-            Built::Seq {
-                lengths,
-                items,
-                bytes: true,
-            } => {
+            Built::Seq { lengths, items } if items.node.node_type() == NodeType::U8 => {
                 let len = lengths.next();
                 let Built::U8(values) = items.built(ctx)? else {
                     return visitor.visit_byte_buf(Vec::new());
@@ -615,18 +614,11 @@ impl<'de, 'a: 'de> de::Deserializer<'de> for At<'_, '_, 'a> {
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
         let At { slot, ctx } = self.member()?;
         let node = slot.node;
-        let (null, option) = match slot.built(ctx)? {
-            Built::Null => (true, false),
-            Built::Option { .. } => (false, true),
-            _ => (false, false),
-        };
-        if null {
-            visitor.visit_none()
-        } else if option {
-            At { slot, ctx }.deserialize_any(visitor)
-        } else {
+        match slot.built(ctx)? {
+            Built::Null => visitor.visit_none(),
+            Built::Option { .. } => At { slot, ctx }.deserialize_any(visitor),
             // A plain value where the type has an option: always present.
-            visitor.visit_some(At { slot, ctx })
+            _ => visitor.visit_some(At { slot, ctx }),
         }
         .map_err(|e| e.at_path_if_unset(|| node.path()))
     }
@@ -701,21 +693,24 @@ impl<'de, 'a: 'de> de::Deserializer<'de> for At<'_, '_, 'a> {
                             wanted.push((index, name));
                         }
                     }
-                    Ok(wanted)
+                    // Every field there and none optional: in order, without their names.
+                    let in_order = wanted.len() == fields.len()
+                        && (wanted.iter())
+                            .all(|&(index, _)| slots[index].node.node_type() != NodeType::Option);
+                    Ok(Wanted {
+                        fields: wanted,
+                        in_order,
+                    })
                 })?;
-                // Every field there and none optional: in order, without their names.
-                let in_order = wanted.len() == fields.len()
-                    && (wanted.iter())
-                        .all(|&(index, _)| slots[index].node.node_type() != NodeType::Option);
-                if in_order {
+                if wanted.in_order {
                     return visitor.visit_seq(InOrder {
-                        wanted: wanted.iter(),
+                        wanted: wanted.fields.iter(),
                         fields: slots,
                         ctx,
                     });
                 }
                 visitor.visit_map(Fields {
-                    wanted: wanted.iter(),
+                    wanted: wanted.fields.iter(),
                     fields: slots,
                     ctx,
                     value: None,

@@ -116,7 +116,7 @@ use crate::branch::DecodeContext;
 use crate::error::{DecodeError, EncodeError};
 use crate::file::{FileView, Head, ARCHIVE};
 use crate::options::{DecodeOptions, EncodeOptions};
-use crate::schema::NodeRef;
+use crate::schema::{NodeRef, SchemaTree};
 
 /// Encodes `value` into a tree-buf file with the default [`EncodeOptions`].
 ///
@@ -166,11 +166,12 @@ pub fn from_slice_with_options<'de, T: Deserialize<'de>>(
     bytes: &'de [u8],
     options: &DecodeOptions,
 ) -> Result<T, DecodeError> {
-    if Head::parse(bytes, options)?.flags & ARCHIVE != 0 {
+    let head = Head::parse(bytes, options)?;
+    if head.flags & ARCHIVE != 0 {
         let archive = Archive::from_bytes_with_options(bytes, options.clone())?;
         return T::deserialize(de::Rows::new(&archive)?);
     }
-    let view = FileView::open(bytes, options)?;
+    let view = FileView::open_with(bytes, head, options, SchemaTree::parse)?;
     view.verify_data(options)?;
     view.check_one_root()?;
     deserialize_root(view.tree.root(), view.context(options))
