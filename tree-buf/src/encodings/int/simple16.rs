@@ -69,48 +69,83 @@ const FIRST_FIT: [usize; MAX_BITS as usize + 1] = {
     table
 };
 
-/// The layout of the next word: the first (densest) whose fields hold the next values (fields
-/// past the end of the column are padding). The values have at most [`MAX_BITS`] bits.
+/// The most fields a layout has, rounded up to a vector's width: the lanes a layout is checked in.
+const LANES: usize = 32;
+
+/// Each layout's field widths in [`LANES`] lanes, the lanes past its fields taking any width, so
+/// that whether the next values fit is one lane-by-lane comparison of their widths.
+const LIMITS: [[u8; LANES]; 16] = {
+    let mut table = [[u8::MAX; LANES]; 16];
+    let mut selector = 0;
+    while selector < 16 {
+        let mut field = 0;
+        while field < LAYOUTS[selector].len() {
+            table[selector][field] = LAYOUTS[selector][field];
+            field += 1;
+        }
+        selector += 1;
+    }
+    table
+};
+
+/// The bit width of each value, then [`LANES`] widths of 0 for the padding past the last.
+fn widths<W: Word>(values: &[W]) -> Vec<u8> {
+    let mut widths = Vec::with_capacity(values.len() + LANES);
+    widths.extend(values.iter().map(|&value| bit_width(value) as u8));
+    widths.resize(values.len() + LANES, 0);
+    widths
+}
+
+/// The layout of the next word: the first (densest) whose fields hold the next values, whose
+/// widths (at most [`MAX_BITS`]; 0 past the end of the column) are `widths`.
 #[inline]
-fn next_layout<W: Word>(values: &[W]) -> usize {
-    let first = FIRST_FIT[bit_width(values[0]) as usize];
-    (first..16)
-        .find(|&s| {
-            LAYOUTS[s]
-                .iter()
-                .zip(values)
-                .all(|(&bits, &value)| value.low_u64() >> bits == 0)
+fn next_layout(widths: &[u8; LANES]) -> usize {
+    let first = FIRST_FIT[usize::from(widths[0])];
+    (first..15)
+        .find(|&selector| {
+            // Branch-free over the lanes, so that it compiles to a few vector operations.
+            (widths.iter().zip(&LIMITS[selector])).fold(0, |over, (&width, &limit)| {
+                over | width.saturating_sub(limit)
+            }) == 0
         })
         .unwrap_or(15)
+}
+
+/// The layout of each word that holds `values` (of at most [`MAX_BITS`] bits), with the index of
+/// the first value it holds.
+#[inline]
+fn layouts<W: Word>(values: &[W]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let widths = widths(values);
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        let lanes = widths.get(start..start + LANES)?;
+        if start >= values.len() {
+            return None;
+        }
+        let selector = next_layout(lanes.try_into().ok()?);
+        let word = (selector, start);
+        start += LAYOUTS[selector].len();
+        Some(word)
+    })
 }
 
 /// Packs values of at most [`MAX_BITS`] bits into words, handing each to `emit`.
 #[inline]
 fn pack<W: Word>(values: &[W], mut emit: impl FnMut(u32)) {
-    let mut start = 0;
-    while start < values.len() {
-        let selector = next_layout(&values[start..]);
-        let layout = LAYOUTS[selector];
+    for (selector, start) in layouts(values) {
         let mut word = (selector as u32) << 28;
         let mut shift = 0;
-        for (&bits, &value) in layout.iter().zip(&values[start..]) {
+        for (&bits, &value) in LAYOUTS[selector].iter().zip(&values[start..]) {
             word |= (value.low_u64() as u32) << shift;
             shift += u32::from(bits);
         }
         emit(word);
-        start += layout.len();
     }
 }
 
 /// The exact encoded size; the values must all have at most [`MAX_BITS`] bits.
 pub(super) fn size<W: Word>(values: &[W]) -> usize {
-    let mut words = 0;
-    let mut start = 0;
-    while start < values.len() {
-        words += 1;
-        start += LAYOUTS[next_layout(&values[start..])].len();
-    }
-    1 + 4 * words
+    1 + 4 * layouts(values).count()
 }
 
 /// Encodes values that all have at most [`MAX_BITS`] bits.
@@ -238,6 +273,44 @@ mod tests {
         }
         out.truncate(count);
         out
+    }
+
+    /// The plain search for the next layout: the first whose fields hold the next values.
+    fn reference_layout(values: &[u64]) -> usize {
+        (0..16)
+            .find(|&s| {
+                (LAYOUTS[s].iter())
+                    .zip(values)
+                    .all(|(&bits, &value)| value >> bits == 0)
+            })
+            .unwrap_or(15)
+    }
+
+    #[test]
+    fn layouts_are_those_the_plain_search_finds() {
+        let mut next = crate::encodings::xorshift(0x9e37_79b9);
+        for round in 0..2_000 {
+            // Runs of similar widths, with now and then a wider or narrower value.
+            let len = 1 + round % 90;
+            let base = (round % 29) as u32;
+            let values: Vec<u64> = (0..len)
+                .map(|_| {
+                    let roll = next();
+                    let width = match roll % 8 {
+                        0 => (roll >> 8) as u32 % (MAX_BITS + 1),
+                        _ => base,
+                    };
+                    (roll >> 16) & ((1u64 << width) - 1)
+                })
+                .collect();
+            let mut start = 0;
+            for (selector, at) in layouts(&values) {
+                assert_eq!(at, start);
+                assert_eq!(selector, reference_layout(&values[start..]), "{values:?}");
+                start += LAYOUTS[selector].len();
+            }
+            assert!(start >= values.len());
+        }
     }
 
     #[test]
