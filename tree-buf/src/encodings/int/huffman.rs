@@ -672,25 +672,26 @@ impl<W: Word> Symbols<'_, W> {
 
     /// Appends the values of `symbols` to `out`, without a branch on escapes.
     fn extend(&mut self, symbols: &[u16], out: &mut Vec<W>) {
-        let escape = self.values.len();
+        let (values, escaped) = (self.values, self.escaped);
+        let escape = values.len();
         let last = escape - 1;
-        out.extend(symbols.iter().map(|&symbol| {
+        // A plain loop over locals rather than a closure over `self`: the closure's captures
+        // were read and written in memory on every symbol, which made each symbol wait for the
+        // one before.
+        let (mut next_escape, mut unassigned) = (self.next_escape, false);
+        let start = out.len();
+        out.resize(start + symbols.len(), W::ZERO);
+        for (slot, &symbol) in out[start..].iter_mut().zip(symbols) {
             let symbol = usize::from(symbol);
-            let coded = self
-                .values
-                .get(symbol.min(last))
-                .copied()
-                .unwrap_or_default();
-            let escaped = (self.escaped.get(self.next_escape).copied()).unwrap_or_default();
+            let coded = values.get(symbol.min(last)).copied().unwrap_or_default();
+            let escaped = escaped.get(next_escape).copied().unwrap_or_default();
             let is_escape = symbol == escape;
-            self.unassigned |= symbol > escape;
-            self.next_escape += usize::from(is_escape);
-            if is_escape {
-                escaped
-            } else {
-                coded
-            }
-        }));
+            unassigned |= symbol > escape;
+            next_escape += usize::from(is_escape);
+            *slot = if is_escape { escaped } else { coded };
+        }
+        self.next_escape = next_escape;
+        self.unassigned |= unassigned;
     }
 }
 
