@@ -55,7 +55,9 @@ pub(super) fn encode<W: Word>(
         slots[slot] = index as u64;
     }
     let mut indices = Vec::with_capacity(values.len());
-    distinct.numbers(values, |_, index| indices.push(index as u32));
+    distinct.numbers(values, 0..values.len(), |_, index| {
+        indices.push(index as u32)
+    });
     let sorted: Vec<W> = entries.into_iter().map(|(_, value, _)| value).collect();
     out.push(IntTag::Dictionary as u8);
     write_varint(out, sorted.len() as u64);

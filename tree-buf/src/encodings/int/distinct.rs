@@ -3,6 +3,8 @@
 //! gives it a number (a dictionary index, a Huffman symbol), which then stands for every position
 //! where the value occurs. An encoding stage of its own, not a stream: it has no wire grammar.
 
+use std::ops::Range;
+
 use super::{bit_width, Word};
 use crate::encodings::numbering::Numbering;
 use crate::encodings::scratch::Scratch;
@@ -115,14 +117,23 @@ impl<W: Word> Distinct<W> {
         }
     }
 
-    /// Calls `f` with each of `values`, the column counted, and what its slot holds, in order.
+    /// Calls `f` with each of `values[positions]` (`values` the column counted) and what its
+    /// slot holds, in order.
     #[inline]
-    pub(super) fn numbers(&self, values: &[W], mut f: impl FnMut(W, u64)) {
+    pub(super) fn numbers(&self, values: &[W], positions: Range<usize>, mut f: impl FnMut(W, u64)) {
+        // Plain loops, so that `f` and what it captures are inlined into the caller's loop
+        // (through an iterator's `for_each` they were not, and `f`'s state went through memory).
         match self {
-            Distinct::Dense { min, slots } => (values.iter())
-                .for_each(|&value| f(value, slots[value.wrapping_sub(*min).low_u64() as usize])),
-            Distinct::Hashed { slots, at, .. } => (values.iter().zip(at.iter()))
-                .for_each(|(&value, &slot)| f(value, slots[slot as usize])),
+            Distinct::Dense { min, slots } => {
+                for &value in &values[positions] {
+                    f(value, slots[value.wrapping_sub(*min).low_u64() as usize]);
+                }
+            }
+            Distinct::Hashed { slots, at, .. } => {
+                for (&value, &slot) in values[positions.clone()].iter().zip(&at[positions]) {
+                    f(value, slots[slot as usize]);
+                }
+            }
         }
     }
 }
@@ -185,7 +196,7 @@ mod tests {
                 distinct.slots_mut()[slot] = value * 10;
             }
             let mut seen = 0;
-            distinct.numbers(&values, |value, number| {
+            distinct.numbers(&values, 0..values.len(), |value, number| {
                 assert_eq!(number, value * 10);
                 seen += 1;
             });

@@ -190,23 +190,25 @@ impl<W: Word> Plan<W> {
         };
         // Room for each stream's codes, so that none grows: a quarter each, or all in the first.
         let code_bytes = self.code_bits.div_ceil(8) as usize;
-        let mut streams: [BitWriter; STREAMS] = std::array::from_fn(|k| {
-            BitWriter::with_capacity(match (in_streams, k) {
+        let mut escaped = Vec::with_capacity(self.escapes);
+        // One stream at a time, its writer a local, so that its bits stay in registers.
+        let streams: [Vec<u8>; STREAMS] = std::array::from_fn(|k| {
+            let start = (k * quarter).min(values.len());
+            let end = ((k + 1) * quarter).min(values.len());
+            let mut stream = BitWriter::with_capacity(match (in_streams, k) {
                 (true, _) => code_bytes / STREAMS + 8,
                 (false, 0) => code_bytes,
                 (false, _) => 0,
-            })
-        });
-        let mut escaped = Vec::with_capacity(self.escapes);
-        let mut index = 0;
-        self.symbols.numbers(values, |value, symbol| {
-            let symbol = symbol as usize;
-            if symbol == escape {
-                escaped.push(value);
-            }
-            let (code, length) = codes[symbol];
-            streams[index / quarter].write(code, length);
-            index += 1;
+            });
+            self.symbols.numbers(values, start..end, |value, symbol| {
+                let symbol = symbol as usize;
+                if symbol == escape {
+                    escaped.push(value);
+                }
+                let (code, length) = codes[symbol];
+                stream.write(code, length);
+            });
+            stream.finish()
         });
         let (tag, mut version) = match in_streams {
             true => (IntTag::HuffmanStreams, Version::STREAMS),
@@ -219,7 +221,6 @@ impl<W: Word> Plan<W> {
         version = version.max(encode_nested_prefixed(&self.values, settings, chain, out));
         write_varint(out, escaped.len() as u64);
         version = version.max(encode_nested_prefixed(&escaped, settings, chain, out));
-        let streams = streams.map(BitWriter::finish);
         if in_streams {
             for stream in &streams[..STREAMS - 1] {
                 write_varint(out, stream.len() as u64);
