@@ -691,7 +691,7 @@ fn best_leaf<W: Word>(
     // Simple16 is sized exactly unless even a far better packing would not win.
     if bit_width(profile.max) <= simple16::MAX_BITS
         && profile.simple16_estimate() < to_beat * 3 / 2
-        && simple16::size(values) < to_beat
+        && simple16::smaller_than(values, to_beat)
     {
         return Leaf::Codec(Choice::Simple16);
     }

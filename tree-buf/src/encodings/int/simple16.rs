@@ -143,8 +143,17 @@ fn pack<W: Word>(values: &[W], mut emit: impl FnMut(u32)) {
     }
 }
 
-/// The exact encoded size; the values must all have at most [`MAX_BITS`] bits.
-pub(super) fn size<W: Word>(values: &[W]) -> usize {
+/// Whether the encoded size is under `limit` bytes; the values must all have at most
+/// [`MAX_BITS`] bits. Exact, but the layouts are only found until the size reaches the limit.
+pub(super) fn smaller_than<W: Word>(values: &[W], limit: usize) -> bool {
+    // 1 + 4 * words < limit, in words.
+    let most_words = limit.saturating_sub(1).div_ceil(4);
+    layouts(values).take(most_words).count() < most_words
+}
+
+/// The exact encoded size.
+#[cfg(test)]
+fn size<W: Word>(values: &[W]) -> usize {
     1 + 4 * layouts(values).count()
 }
 
@@ -330,6 +339,9 @@ mod tests {
             let mut out = Vec::new();
             encode(&values, &mut out);
             assert_eq!(out.len(), size(&values));
+            for limit in out.len().saturating_sub(2)..out.len() + 3 {
+                assert_eq!(smaller_than(&values, limit), out.len() < limit);
+            }
             assert_eq!(decode::<u64>(&out[1..], values.len()).unwrap(), values);
             let small: Vec<u64> = values.iter().map(|v| v % 5).collect();
             let mut out = Vec::new();
