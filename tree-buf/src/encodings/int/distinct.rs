@@ -30,15 +30,20 @@ pub(super) enum Distinct<W> {
     },
 }
 
+/// The number of slots an array indexed by value needs for `len` values within `min..=max`, when
+/// they are few enough for counting through an array to beat hashing.
+pub(super) fn dense_slots<W: Word>(len: usize, min: W, max: W) -> Option<usize> {
+    let range = max.wrapping_sub(min);
+    (bit_width(range) <= DENSE_BITS && range.low_u64() as usize <= DENSE_PER_VALUE * len)
+        .then(|| range.low_u64() as usize + 1)
+}
+
 impl<W: Word> Distinct<W> {
     /// The distinct values of `values` (all within `min..=max`) and their counts, or `None` once
     /// more than `limit` are distinct.
     pub(super) fn count(values: &[W], min: W, max: W, limit: usize) -> Option<Self> {
-        let range = max.wrapping_sub(min);
-        if bit_width(range) <= DENSE_BITS
-            && range.low_u64() as usize <= DENSE_PER_VALUE * values.len()
-        {
-            let mut slots = vec![0u64; range.low_u64() as usize + 1];
+        if let Some(dense) = dense_slots(values.len(), min, max) {
+            let mut slots = vec![0u64; dense];
             for &value in values {
                 slots[value.wrapping_sub(min).low_u64() as usize] += 1;
             }
