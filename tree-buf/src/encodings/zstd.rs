@@ -47,6 +47,10 @@ pub(crate) trait Sampled: ToOwned {
     /// `count` evenly spaced windows of `window` neighbouring values, or the whole column when
     /// that is no more.
     fn windows(&self, window: usize, count: usize) -> Cow<'_, Self>;
+
+    /// Whether a small stream of these values is worth a guess at zstd's size before it is
+    /// encoded byte-aligned and compressed: not where the values nearly always pass it.
+    const GUESS_SMALL: bool = true;
 }
 
 impl<T: Copy> Sampled for [T] {
@@ -127,7 +131,7 @@ pub(crate) fn best_of<V: Sampled + ?Sized>(
     // repeats or skewed bytes. On the real datasets every small stream that zstd shrank enough
     // to keep showed them (its guess at most 0.6 of the stream); large streams are always
     // tried, since bit-packing can hide repeats that whole bytes bring out.
-    if plain < SMALL_BYTES && likely_size(&out[start..]) * 4 > plain * 3 {
+    if V::GUESS_SMALL && plain < SMALL_BYTES && likely_size(&out[start..]) * 4 > plain * 3 {
         return plain_version;
     }
     let aligned_settings = settings.byte_aligned();
