@@ -109,7 +109,8 @@ const SAMPLE_WINDOW_BYTES: usize = 4096;
 /// own sample is compressed at once: the guess costs about two thirds of what zstd takes for
 /// the same bytes, and on the real datasets it ruled out only one such column in five, so it
 /// saves nothing there. A stream under [`SMALL_BYTES`] whose own bytes the guess finds no
-/// repeats in is not encoded byte-aligned at all.
+/// repeats in is not encoded byte-aligned at all, unless its values are of a kind that nearly
+/// always shows them ([`Sampled::GUESS_SMALL`]: strings), which skips the guess.
 pub(crate) fn best_of<V: Sampled + ?Sized>(
     settings: &Settings,
     values: &V,
@@ -130,7 +131,8 @@ pub(crate) fn best_of<V: Sampled + ?Sized>(
     // for a saving of at most a few kilobytes: it is tried only where the stream already shows
     // repeats or skewed bytes. On the real datasets every small stream that zstd shrank enough
     // to keep showed them (its guess at most 0.6 of the stream); large streams are always
-    // tried, since bit-packing can hide repeats that whole bytes bring out.
+    // tried, since bit-packing can hide repeats that whole bytes bring out, and so are small
+    // streams of values that nearly always show them.
     if V::GUESS_SMALL && plain < SMALL_BYTES && likely_size(&out[start..]) * 4 > plain * 3 {
         return plain_version;
     }

@@ -608,33 +608,47 @@ fn count_distinct<W: Word>(values: &[W], min: W, max: W, limit: usize) -> Option
         false => limit,
     };
     let (prefix, rest) = values.split_at(values.len().min(PREFIX));
-    // Values within a small range are marked in an array indexed by value, several times
-    // faster than hashing them.
-    if let Some(slots) = distinct::dense_slots(values.len(), min, max) {
-        let mut seen = vec![false; slots];
-        let mut count = 0;
-        let mut within = |values: &[W], limit: usize| {
-            values.iter().all(|&value| {
+    match distinct::dense_slots(values.len(), min, max) {
+        // Values within a small range are marked in an array indexed by value, several times
+        // faster than hashing them.
+        Some(slots) => {
+            let (mut seen, mut count) = (vec![false; slots], 0);
+            count_within(prefix, rest, prefix_limit, limit, |value| {
                 let seen = &mut seen[value.wrapping_sub(min).low_u64() as usize];
                 count += usize::from(!*seen);
                 *seen = true;
-                count <= limit
+                count
             })
-        };
-        return (within(prefix, prefix_limit) && within(rest, limit)).then_some(count);
+        }
+        None => {
+            let mut seen = Numbering::with_capacity(limit.min(values.len()));
+            count_within(prefix, rest, prefix_limit, limit, |value| {
+                seen.number(value);
+                seen.len()
+            })
+        }
     }
-    let mut seen = Numbering::with_capacity(limit.min(values.len()));
-    // Whether `values` keep the count within `limit`.
+}
+
+/// How many distinct values `prefix` then `rest` hold, counted by `count` (which takes a value
+/// and gives how many are distinct so far), if it stays within `prefix_limit` over the prefix
+/// and within `limit` over both.
+#[inline(always)]
+fn count_within<W: Word>(
+    prefix: &[W],
+    rest: &[W],
+    prefix_limit: usize,
+    limit: usize,
+    mut count: impl FnMut(W) -> usize,
+) -> Option<usize> {
+    let mut distinct = 0;
     let mut within = |values: &[W], limit: usize| {
         values.iter().all(|&value| {
-            seen.number(value);
-            seen.len() <= limit
+            distinct = count(value);
+            distinct <= limit
         })
     };
-    if !within(prefix, prefix_limit) || !within(rest, limit) {
-        return None;
-    }
-    Some(seen.len())
+    (within(prefix, prefix_limit) && within(rest, limit)).then_some(distinct)
 }
 
 /// A leaf codec: one that sizes itself from a profile, or Huffman codes already planned.

@@ -118,11 +118,11 @@ fn layouts<W: Word>(values: &[W]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let widths = widths(values);
     let mut start = 0;
     std::iter::from_fn(move || {
-        let lanes = widths.get(start..start + LANES)?;
         if start >= values.len() {
             return None;
         }
-        let selector = next_layout(lanes.try_into().ok()?);
+        // Always LANES widths: the padding after the last value covers a word's lanes.
+        let selector = next_layout(widths.get(start..start + LANES)?.try_into().ok()?);
         let word = (selector, start);
         start += LAYOUTS[selector].len();
         Some(word)
