@@ -86,6 +86,8 @@ fn files() {
 
     write(&dir, "records", &many::<Record>(12, 400, 1));
     write(&dir, "record", &arbitrary::<Record>(600, 2));
+    // Trees that nest: every depth in one set of branches, behind recursion nodes.
+    write(&dir, "trees", &(0..12).map(tree).collect::<Vec<_>>());
     let kinds: BTreeMap<String, Vec<Kind>> = many(8, 64, 3).into_iter().collect();
     write(&dir, "kinds", &kinds);
     write(&dir, "pairs", &many::<Option<(u8, String)>>(40, 16, 4));
@@ -360,6 +362,14 @@ fn candidate(seed: u64) -> Vec<u8> {
 
 /// `count` values of other crates' types, a minute apart, at the edges of their ranges now and
 /// then.
+/// A tree of `depth` levels whose nodes have from none to three children.
+fn tree(depth: u32) -> tree_buf_fuzz::Tree {
+    tree_buf_fuzz::Tree {
+        value: (depth * 37 % 101) as i16 - 50,
+        children: (0..depth.min(3)).map(|k| tree(depth.saturating_sub(k + 1))).collect(),
+    }
+}
+
 fn foreign(count: i64) -> Vec<tree_buf_fuzz::Foreign> {
     use chrono::{DateTime, FixedOffset, NaiveDate, NaiveTime, TimeDelta};
     use rust_decimal::Decimal;

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use tree_buf::archive::{Archive, StreamReader};
 use tree_buf::{
     decode_with_options, encode_with_options, size_breakdown, size_breakdown_with_options,
-    try_encode, BreakdownOptions, Buffer, Decode, DecodeOptions, Encode, EncodeErrorKind,
-    EncodeOptions, Path, Preference, Reader, Value,
+    try_encode, BreakdownOptions, Buffer, Decode, DecodeErrorKind, DecodeOptions, Encode,
+    EncodeErrorKind, EncodeOptions, NodeType, Path, Preference, Reader, Value,
 };
 
 /// A type with every kind of schema node: integers of every width, floats, strings, chars, bytes,
@@ -286,9 +286,18 @@ pub fn partial(bytes: &[u8]) -> Partial {
     let subset = reader.decode::<RecordSubset>().is_ok();
     let subsets = reader.decode::<Vec<RecordSubset>>().is_ok();
     let schema = reader.schema();
+    // Every path reads but those whose values hold a recursive type's values from a node above
+    // them, which only that node reads.
+    let from_above = |node: &tree_buf::SchemaNode| {
+        let depth = node.path.segments().len();
+        (node.iter()).any(|below| {
+            (below.returns_to.as_ref()).is_some_and(|target| target.segments().len() < depth)
+        })
+    };
     let paths: Vec<String> = schema
         .iter()
         .take(64)
+        .filter(|node| !from_above(node))
         .map(|node| node.path.to_string())
         .collect();
     // Every read that decodes a path; whether it decoded as values.
@@ -483,7 +492,18 @@ pub fn round_trip(data: &[u8]) -> Option<RoundTrip> {
         Err(e) if e.kind() == EncodeErrorKind::DepthLimit => return Some(input),
         Err(e) => panic!("records do not encode through serde: {e}"),
     };
-    for file in [&through_serde, &bytes] {
+    // A derived file whose trees nest puts every depth in one set of branches (recursion nodes),
+    // which serde does not read: it says so.
+    let recursive = (Reader::new(&bytes).expect("a file just written opens"))
+        .schema()
+        .iter()
+        .any(|node| node.node_type == NodeType::Recursion && node.bytes > 0);
+    if recursive {
+        let error = tree_buf::serde::from_slice::<Vec<Record>>(&bytes).unwrap_err();
+        assert_eq!(error.kind(), DecodeErrorKind::SchemaMismatch, "{error}");
+    }
+    let files = [&through_serde, &bytes];
+    for file in &files[..if recursive { 1 } else { 2 }] {
         let back: Vec<Record> =
             tree_buf::serde::from_slice(file).expect("a file just written decodes through serde");
         assert_eq!(format!("{back:?}"), format!("{records:?}"));

@@ -61,7 +61,8 @@
 //!   benchmarks and programs that want a codec without the file format.
 
 // `unsafe` is allowed only where it is done, each with its reason: memory-mapping an archive,
-// and filling a vector in place from several threads (`parallel::fill_parts`).
+// filling a vector in place from several threads (`parallel::fill_parts`), and the addresses
+// through which recursive types' encoders and decoders share values (`types::recursion`).
 #![deny(unsafe_code)]
 
 pub mod archive;
@@ -106,10 +107,10 @@ pub mod prelude {
 ///
 /// # Panics
 ///
-/// Exactly when [`try_encode`] returns an error, which happens only when the value nests deeper
-/// than [`MAX_DEPTH`] schema levels: a recursive type (a linked list, a tree) that deep, or a
-/// [`Value`] that deep, such as JSON with 256 levels of nested arrays (see [`MAX_DEPTH`] for how
-/// levels count). Use [`try_encode`] for values whose depth the program does not control; the
+/// Exactly when [`try_encode`] returns an error, which happens only when the value's schema nests
+/// deeper than [`MAX_DEPTH`] levels: a [`Value`] that deep, such as JSON with 256 levels of
+/// nested arrays (see [`MAX_DEPTH`] for how levels count). A recursive Rust type (a linked list,
+/// a tree) counts its levels once, however deep its values. Use [`try_encode`] for values whose depth the program does not control; the
 /// writers of [`Value`]s, [`ValueWriter`] and [`ArrayWriter`], return the error too.
 ///
 /// ```
@@ -123,8 +124,9 @@ pub fn encode<T: Encode + ?Sized>(value: &T) -> Vec<u8> {
     }
 }
 
-/// Encodes `value` with the default [`EncodeOptions`]; a value nested deeper than [`MAX_DEPTH`]
-/// schema levels is an [`EncodeErrorKind::DepthLimit`] error, the only error encoding has.
+/// Encodes `value` with the default [`EncodeOptions`]; a value whose schema nests deeper than
+/// [`MAX_DEPTH`] levels is an [`EncodeErrorKind::DepthLimit`] error, the only error encoding a
+/// derived type has (recursive types count their levels once, however deep their values).
 pub fn try_encode<T: Encode + ?Sized>(value: &T) -> Result<Vec<u8>, EncodeError> {
     encode_with_options(value, &EncodeOptions::default())
 }

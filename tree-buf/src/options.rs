@@ -5,7 +5,8 @@ use crate::encodings::Settings;
 /// The deepest nesting of schema levels that tree-buf encodes or decodes.
 ///
 /// Every struct, sequence, option, map, tuple and enum level counts one; `Box`, `Rc`, `Arc` and
-/// newtype structs are transparent. A [`Value`](crate::Value) counts one per level of arrays,
+/// newtype structs are transparent. A recursive type counts its levels once: every depth of its
+/// values shares the schema of the type (see [`DecodeOptions::depth_limit`] for the data's depth). A [`Value`](crate::Value) counts one per level of arrays,
 /// objects, variants and maps, and one more where a place is optional (it holds nulls, or a field
 /// some objects lack) or holds values of several kinds (a union). A value nested deeper fails to encode with
 /// [`EncodeErrorKind::DepthLimit`](crate::EncodeErrorKind::DepthLimit), and a file whose schema
@@ -29,6 +30,7 @@ pub struct DecodeOptions {
     max_decoded_bytes: Option<u64>,
     pub(crate) verify_checksums: bool,
     pub(crate) parallel: bool,
+    pub(crate) depth_limit: usize,
 }
 
 impl DecodeOptions {
@@ -39,6 +41,9 @@ impl DecodeOptions {
     /// bytes for each byte of input. Honest columnar data rarely expands more (a 17 MB file of
     /// game logs decodes to about 1.5 GB of Rust values); a bomb expands far more.
     pub const DEFAULT_EXPANSION: u64 = 128;
+
+    /// The default of [`Self::depth_limit`].
+    pub const DEFAULT_DEPTH_LIMIT: usize = 100_000;
 
     /// Caps the memory decoding may use, counted as the in-memory size of every decoded value and
     /// intermediate column (at least one byte for each value, even a zero-sized one). Exceeding it
@@ -65,6 +70,30 @@ impl DecodeOptions {
         self
     }
 
+    /// How deep a value of a recursive type may nest: a linked list of `n` elements nests `n`
+    /// levels. Decoding never recurses on the data, so this limit guards the code that uses the
+    /// values (a derived `Drop`, `Debug` or `PartialEq` recurses once per level) rather than
+    /// the decoder. Deeper values are a [`LimitExceeded`](crate::DecodeErrorKind::LimitExceeded)
+    /// error. Default: [`Self::DEFAULT_DEPTH_LIMIT`].
+    ///
+    /// ```
+    /// use tree_buf::{decode_with_options, encode, DecodeErrorKind, DecodeOptions, Decode, Encode};
+    ///
+    /// #[derive(Encode, Decode, Debug)]
+    /// enum List { Nil, Cons(u32, Box<List>) }
+    ///
+    /// let list = (0..200).fold(List::Nil, |tail, i| List::Cons(i, Box::new(tail)));
+    /// let bytes = encode(&list);
+    /// let shallow = DecodeOptions::default().depth_limit(100);
+    /// let err = decode_with_options::<List>(&bytes, &shallow).unwrap_err();
+    /// assert_eq!(err.kind(), DecodeErrorKind::LimitExceeded);
+    /// assert!(decode_with_options::<List>(&bytes, &DecodeOptions::default()).is_ok());
+    /// ```
+    pub fn depth_limit(mut self, levels: usize) -> Self {
+        self.depth_limit = levels;
+        self
+    }
+
     /// The cap on decoded bytes for an input of `input_len` bytes.
     pub(crate) fn budget_for(&self, input_len: usize) -> u64 {
         self.max_decoded_bytes.unwrap_or_else(|| {
@@ -81,6 +110,7 @@ impl Default for DecodeOptions {
             max_decoded_bytes: None,
             parallel: true,
             verify_checksums: true,
+            depth_limit: Self::DEFAULT_DEPTH_LIMIT,
         }
     }
 }

@@ -5,12 +5,12 @@ use std::fmt;
 
 use crate::branch::{branch_encoding, DecodeContext};
 use crate::encodings::describe::Describer;
-use crate::error::DecodeError;
+use crate::error::{DecodeError, DecodeErrorKind};
 use crate::file::FileView;
 use crate::options::DecodeOptions;
 use crate::schema::canonical::canonical_name;
-use crate::schema::{resolve, AsPath, NodeRef, NodeType, Path, SchemaView};
-use crate::types::{decode_root, Decode, ValueDecoder};
+use crate::schema::{resolve, AsPath, NodeRef, NodeType, Path, Route, SchemaView};
+use crate::types::{decode_root, Decode, Indirect, ValueDecoder};
 
 /// An opened tree-buf file: header, schema and branch table checked, no branch decoded yet.
 ///
@@ -103,7 +103,8 @@ impl<'a> Reader<'a> {
     /// [`PathNotFound`](crate::DecodeErrorKind::PathNotFound) error.
     pub fn decode_path<T: Decode>(&self, path: impl AsPath) -> Result<T, DecodeError> {
         let (node, ctx) = self.gathered(path)?;
-        let mut decoder: T::Decoder = decode_root(ctx, node, 1, self.view.parallel(&self.options))?;
+        let mut decoder: Indirect<T> =
+            decode_root(ctx, node, 1, self.view.parallel(&self.options))?;
         Ok(decoder.next())
     }
 
@@ -114,10 +115,7 @@ impl<'a> Reader<'a> {
         self.view.check_one_root()?;
         let route = resolve(self.view.tree.root(), &path)?;
         let mut ctx = self.view.context(&self.options);
-        let mut count = 1;
-        for &(node, index) in &route.steps {
-            count = values_below(node, index, count, &mut ctx)?;
-        }
+        let count = values_at_end(&route, &mut ctx)?;
         Ok((route.node.gathered(count), ctx))
     }
 
@@ -168,7 +166,7 @@ pub(crate) fn values_below(
     count: usize,
     ctx: &mut DecodeContext<'_>,
 ) -> Result<usize, DecodeError> {
-    Ok(match node.node_type() {
+    let below = match node.node_type() {
         NodeType::Option => ctx
             .presence(node, count)?
             .into_iter()
@@ -183,7 +181,37 @@ pub(crate) fn values_below(
             .count(),
         // A tuple or struct value holds one value of each element or field.
         _ => count,
-    })
+    };
+    Ok(below)
+}
+
+/// The number of values at the end of `route`, the path to a node, and a context that has read
+/// the streams on the way: every node on the way holds the values of every depth (where
+/// recursion nodes return to it), the node at the end those the path gives it. An error if its
+/// values hold those of a recursive type whose node lies above it, which only that node reads.
+pub(crate) fn values_at_end(
+    route: &Route<NodeRef<'_>>,
+    ctx: &mut DecodeContext<'_>,
+) -> Result<usize, DecodeError> {
+    if let Some(recursion) = route.node.recursion_from_above() {
+        let target = recursion.recursion_target().unwrap_or(recursion);
+        return Err(DecodeError::new(
+            DecodeErrorKind::SchemaMismatch,
+            route.node.path(),
+            format!(
+                "the values here hold values of the recursive type at `{}` (by `{}`), which are \
+                 read through that path or the paths of its fields",
+                target.path(),
+                recursion.path()
+            ),
+        ));
+    }
+    let mut count = 1;
+    for &(node, index) in &route.steps {
+        count = ctx.values_with_recursions(node, count)?;
+        count = values_below(node, index, count, ctx)?;
+    }
+    Ok(count)
 }
 
 /// One node of a file's schema, with its children.
@@ -205,6 +233,8 @@ pub struct SchemaNode {
     pub bytes: usize,
     /// The children, in file order.
     pub children: Vec<SchemaNode>,
+    /// For a recursion node, the path of the ancestor whose values its values are.
+    pub returns_to: Option<Path>,
 }
 
 impl SchemaNode {
@@ -222,6 +252,7 @@ impl SchemaNode {
                 .children()
                 .map(|child| SchemaNode::build(child, branches, paths))
                 .collect(),
+            returns_to: node.recursion_target().map(NodeRef::schema_path),
         }
     }
 
@@ -258,9 +289,11 @@ impl fmt::Display for SchemaNode {
                 (None, Some(last)) => last.to_string(),
                 (None, None) => "(root)".to_owned(),
             };
-            let node_type = match node.array_len {
-                Some(len) => format!("array of {len}"),
-                None => node.node_type.to_string(),
+            let node_type = match (node.array_len, &node.returns_to) {
+                (Some(len), _) => format!("array of {len}"),
+                (_, Some(target)) if target.segments().is_empty() => "recursion to (root)".into(),
+                (_, Some(target)) => format!("recursion to {target}"),
+                _ => node.node_type.to_string(),
             };
             write!(f, "{:indent$}{label}: {node_type}", "", indent = depth * 2)?;
             if let Some(encoding) = &node.encoding {

@@ -1,7 +1,8 @@
 //! Golden files: files of each format version, written once and checked in under
 //! `tests/golden/v1/`, `tests/golden/v2/` and so on, that every later tree-buf must keep decoding
 //! to the values built here. Version 2 added keyed string streams, version 3 Huffman-coded
-//! integers, version 4 archives (chunks, a footer) and version 5 Huffman codes in four streams;
+//! integers, version 4 archives (chunks, a footer), version 5 Huffman codes in four streams and
+//! version 6 recursion nodes (every depth of a recursive type in one set of branches);
 //! each version's folder holds the cases that use what it added, while the files written before
 //! stay as they are.
 //!
@@ -46,7 +47,7 @@ use tree_buf::{
 use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
 /// The folders of the golden files, one for each format version.
-const VERSIONS: [&str; 5] = ["v1", "v2", "v3", "v4", "v5"];
+const VERSIONS: [&str; 6] = ["v1", "v2", "v3", "v4", "v5", "v6"];
 
 /// The folder of the golden files of a format version.
 fn golden_dir(version: &str) -> PathBuf {
@@ -568,6 +569,34 @@ struct List {
     next: Option<Box<List>>,
 }
 
+/// Mutually recursive types: folders hold entries, which may be folders.
+#[derive(Encode, Decode, Debug, Clone, PartialEq)]
+struct Folder {
+    name: String,
+    entries: Vec<Entry>,
+}
+
+#[derive(Encode, Decode, Debug, Clone, PartialEq)]
+enum Entry {
+    File { name: String, bytes: u64 },
+    Folder(Box<Folder>),
+}
+
+fn folder(depth: u32) -> Folder {
+    Folder {
+        name: format!("folder {depth}"),
+        entries: (0..depth % 2 + 2)
+            .map(|index| match (depth, index) {
+                (0, _) | (_, 0) => Entry::File {
+                    name: format!("file {depth}.{index}"),
+                    bytes: u64::from(depth * 1000 + index),
+                },
+                _ => Entry::Folder(Box::new(folder(depth - 1))),
+            })
+            .collect(),
+    }
+}
+
 fn tree(depth: u32, index: u32) -> Tree<String> {
     Tree {
         value: format!("node {depth}.{index}"),
@@ -1017,6 +1046,15 @@ fn cases() -> Vec<Case> {
                 PartialEq::eq,
             ),
         ),
+        written_in(
+            "v6",
+            case(
+                "recursion",
+                defaults(),
+                (tree(5, 1), list(300), folder(6)),
+                PartialEq::eq,
+            ),
+        ),
         archive_case(
             "archive_games",
             || retrosheet::generate(12, 8),
@@ -1127,6 +1165,13 @@ fn version_needed(bytes: &[u8]) -> u8 {
     if bytes[5] & 0x01 != 0 {
         return 4;
     }
+    let schema = tree_buf::Reader::new(bytes)
+        .expect("a file just written opens")
+        .schema();
+    if (schema.iter()).any(|node| node.node_type == tree_buf::NodeType::Recursion && node.bytes > 0)
+    {
+        return 6;
+    }
     let breakdown =
         size_breakdown_with_options(bytes, &BreakdownOptions::default().decompress_zstd(true))
             .expect("a file just written has a breakdown");
@@ -1158,7 +1203,7 @@ fn files_written_now_declare_the_lowest_version_that_holds_them() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // The cases hold something of every version, so each is declared by some file.
-    assert_eq!(declared, BTreeSet::from([1, 2, 3, 4, 5]));
+    assert_eq!(declared, BTreeSet::from([1, 2, 3, 4, 5, 6]));
 }
 
 /// At most this many bit flips per file. A file of more bits has every `stride`-th bit flipped,

@@ -248,6 +248,12 @@ fn random_bytes_are_errors() {
 /// Builds a file around a hand-written schema and branches, with valid checksums, so that the
 /// decoders themselves face the crafted content.
 fn craft(schema: &[u8], branches: &[&[u8]]) -> Vec<u8> {
+    // Version 3: the newest encodings a file of one value may use but recursion nodes.
+    craft_version(3, schema, branches)
+}
+
+/// [`craft`] for a file that declares `version`.
+fn craft_version(version: u8, schema: &[u8], branches: &[&[u8]]) -> Vec<u8> {
     fn varint(out: &mut Vec<u8>, mut value: u64) {
         while value >= 0x80 {
             out.push(value as u8 | 0x80);
@@ -255,8 +261,8 @@ fn craft(schema: &[u8], branches: &[&[u8]]) -> Vec<u8> {
         }
         out.push(value as u8);
     }
-    // Version 3: the newest encodings a file of one value may use.
-    let mut out = b"TBUF\x03\x00".to_vec();
+    let mut out = b"TBUF".to_vec();
+    out.extend([version, 0]);
     varint(&mut out, schema.len() as u64);
     out.extend_from_slice(schema);
     let crc = crc32fast::hash(&out);
@@ -289,7 +295,9 @@ const SEQ: u8 = 18;
 const ARRAY: u8 = 19;
 const MAP: u8 = 20;
 const STRUCT: u8 = 22;
+const TUPLE: u8 = 21;
 const ENUM: u8 = 23;
+const RECURSION: u8 = 25;
 
 #[derive(tree_buf::Decode, Debug)]
 #[allow(dead_code)]
@@ -533,12 +541,12 @@ fn headers_are_checked() {
     assert_kind::<u8>(b"TB", DecodeErrorKind::Truncated);
     assert_kind::<u8>(b"{\"json\": true}", DecodeErrorKind::NotTreeBuf);
     let mut bytes = encode(&1u8);
-    bytes[4] = 6;
+    bytes[4] = 7;
     assert_kind::<u8>(&bytes, DecodeErrorKind::UnsupportedVersion);
     bytes[4] = 0;
     assert_kind::<u8>(&bytes, DecodeErrorKind::UnsupportedVersion);
     // A file that uses nothing added since version 1 reads under any number up to the current.
-    for version in 1..=5 {
+    for version in 1..=6 {
         bytes[4] = version;
         assert_eq!(
             decode_with_options::<u8>(&bytes, &DecodeOptions::default().verify_checksums(false))
@@ -796,4 +804,73 @@ fn a_file_may_use_no_encoding_newer_than_its_version() {
     keyed[4] = 1;
     let error = decode_with_options::<Keyed>(&keyed, &unchecked).unwrap_err();
     assert!(error.message().contains("keyed"), "{error}");
+    // Recursion nodes came in version 6.
+    let mut chain = encode(&Chain(1, Some(Box::new(Chain(2, None)))));
+    assert_eq!(chain[4], 6);
+    chain[4] = 5;
+    let error = decode_with_options::<Chain>(&chain, &unchecked).unwrap_err();
+    assert_eq!(error.kind(), DecodeErrorKind::Corrupt);
+    assert!(error.message().contains("format version 6"), "{error}");
+}
+
+/// `struct Chain(u8, Option<Box<Chain>>)` as written: the root is the recursion's target.
+#[derive(tree_buf::Encode, Decode, Debug, PartialEq)]
+struct Chain(u8, Option<Box<Chain>>);
+
+/// A file of two chains' links (values 2 then 1, as written), with `presence` for their options
+/// and the recursion branch `positions`.
+fn chain(version: u8, presence: u8, positions: &[u8]) -> Vec<u8> {
+    let schema = [TUPLE, 2, U8, OPTION, RECURSION, 2];
+    craft_version(
+        version,
+        &schema,
+        &[&[0x00, 1, 2, 1], &[0x00, presence], positions],
+    )
+}
+
+#[test]
+fn recursion_layouts_are_checked() {
+    // Link 1 holds link 2, which comes first: `Chain(1, Some(Chain(2, None)))`.
+    let good = chain(6, 0b10, &[1, 0x00, 1, 0]);
+    assert_eq!(
+        decode::<Chain>(&good).unwrap(),
+        Chain(1, Some(Box::new(Chain(2, None))))
+    );
+    // The same as a `Value`.
+    assert!(decode::<Value>(&good).is_ok());
+    let corrupt = [
+        // A position past the values.
+        chain(6, 0b10, &[1, 0x00, 1, 5]),
+        // A value holding itself.
+        chain(6, 0b10, &[1, 0x00, 1, 1]),
+        // A value held by one before it.
+        chain(6, 0b01, &[1, 0x00, 1, 1]),
+        // More recursion values than the options hold.
+        chain(6, 0b10, &[2, 0x00, 1, 0, 0]),
+        // Recursion nodes came in version 6.
+        chain(5, 0b10, &[1, 0x00, 1, 0]),
+    ];
+    for bytes in &corrupt {
+        for options in [
+            DecodeOptions::default(),
+            DecodeOptions::default().verify_checksums(false),
+        ] {
+            let typed = decode_with_options::<Chain>(bytes, &options).unwrap_err();
+            assert_eq!(typed.kind(), DecodeErrorKind::Corrupt, "{typed}");
+            let dynamic = decode_with_options::<Value>(bytes, &options).unwrap_err();
+            assert_eq!(dynamic.kind(), DecodeErrorKind::Corrupt, "{dynamic}");
+        }
+    }
+    // A count past the budget, charged before anything is built.
+    let huge = chain(6, 0b10, &[0xff, 0xff, 0xff, 0xff, 0x0f]);
+    assert_kind::<Chain>(&huge, DecodeErrorKind::LimitExceeded);
+    assert_kind::<Value>(&huge, DecodeErrorKind::LimitExceeded);
+    // A recursion node whose target is not an ancestor's distance away.
+    let schema = [TUPLE, 2, U8, OPTION, RECURSION, 3];
+    assert_kind::<Chain>(&craft_version(6, &schema, &[]), DecodeErrorKind::Corrupt);
+    // A type that does not recur where the file does.
+    assert_eq!(
+        decode::<(u8, Option<u8>)>(&good).unwrap_err().kind(),
+        DecodeErrorKind::SchemaMismatch
+    );
 }

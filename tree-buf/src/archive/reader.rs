@@ -16,10 +16,10 @@ use crate::encodings::bytes::ByteReader;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::file::{Chunk, FileView, Head, ARCHIVE};
 use crate::options::DecodeOptions;
-use crate::reader::values_below;
 use crate::reader::Reader;
+use crate::reader::{values_at_end, values_below};
 use crate::schema::{resolve, AsPath, NodeType, SchemaTree};
-use crate::types::{decode_root, Decode, ValueDecoder};
+use crate::types::{decode_root, Decode, Indirect, ValueDecoder};
 
 /// The bytes of an archive: borrowed, or a memory map of its file.
 enum Bytes<'a> {
@@ -80,7 +80,7 @@ struct Schema {
 pub struct Archive<'a> {
     bytes: Bytes<'a>,
     /// The format version the archive declares.
-    version: u8,
+    pub(crate) version: u8,
     options: DecodeOptions,
     schemas: Vec<Schema>,
     chunks: Vec<ChunkEntry>,
@@ -435,7 +435,7 @@ impl<'a> Archive<'a> {
     }
 
     /// A decoder of the rows of chunk `index`, one at a time.
-    fn rows_decoder<T: Decode>(&self, index: usize) -> Result<(T::Decoder, u64), DecodeError> {
+    fn rows_decoder<T: Decode>(&self, index: usize) -> Result<(Indirect<T>, u64), DecodeError> {
         let budget = Budget::for_version(self.chunk_budget(index), self.version);
         self.rows_decoder_with::<T>(index, budget)
     }
@@ -446,17 +446,13 @@ impl<'a> Archive<'a> {
         &self,
         index: usize,
         budget: Budget,
-    ) -> Result<(T::Decoder, u64), DecodeError> {
+    ) -> Result<(Indirect<T>, u64), DecodeError> {
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
         let (chunk, checksums) = self.chunk(index)?;
-        let (decoder, rows) = chunk_rows_decoder::<T>(
-            tree,
-            chunk,
-            checksums,
-            budget,
-            self.options.parallel,
-            |rows| self.check_row_count(index, rows),
-        )?;
+        let (decoder, rows) =
+            chunk_rows_decoder::<T>(tree, chunk, checksums, budget, &self.options, |rows| {
+                self.check_row_count(index, rows)
+            })?;
         Ok((decoder, rows as u64))
     }
 
@@ -481,11 +477,9 @@ impl<'a> Archive<'a> {
             let (chunk, checksums) = self.chunk(index)?;
             let budget = Budget::for_version(self.chunk_budget(index), self.version);
             let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
-            let mut count = 1;
-            for &(node, child) in &route.steps {
-                count = values_below(node, child, count, &mut ctx)?;
-            }
-            let mut decoder: T::Decoder =
+            ctx.limit_depth(self.options.depth_limit);
+            let count = values_at_end(&route, &mut ctx)?;
+            let mut decoder: Indirect<T> =
                 decode_root(ctx, route.node.gathered(count), 1, self.options.parallel)?;
             parts.push(decoder.next());
         }
@@ -547,14 +541,14 @@ impl<'a> Archive<'a> {
         };
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
         let (chunk, checksums) = self.chunk_in(bytes, index)?;
-        chunk_items(tree, chunk, checksums, budget)
+        chunk_items(tree, chunk, checksums, budget, self.options.depth_limit)
     }
 
     /// Decodes chunk `index` as one value of `T` (a sequence of its rows), drawing on `budget`.
     fn decode_chunk_with<T: Decode>(&self, index: usize, budget: Budget) -> Result<T, DecodeError> {
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
         let (chunk, checksums) = self.chunk(index)?;
-        decode_chunk_rows(tree, chunk, checksums, budget, self.options.parallel)
+        decode_chunk_rows(tree, chunk, checksums, budget, &self.options)
     }
 
     /// The cap on decoded bytes for chunk `index` alone.
@@ -623,10 +617,11 @@ pub(crate) fn decode_chunk_rows<T: Decode>(
     chunk: Chunk<'_>,
     checksums: Vec<u32>,
     budget: Budget,
-    parallel: bool,
+    options: &DecodeOptions,
 ) -> Result<T, DecodeError> {
-    let ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
-    let mut decoder: T::Decoder = decode_root(ctx, tree.root(), 1, parallel)?;
+    let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
+    ctx.limit_depth(options.depth_limit);
+    let mut decoder: Indirect<T> = decode_root(ctx, tree.root(), 1, options.parallel)?;
     Ok(decoder.next())
 }
 
@@ -637,12 +632,12 @@ pub(crate) fn chunk_rows_decoder<T: Decode>(
     chunk: Chunk<'_>,
     checksums: Vec<u32>,
     budget: Budget,
-    parallel: bool,
+    options: &DecodeOptions,
     check: impl FnOnce(usize) -> Result<(), DecodeError>,
-) -> Result<(T::Decoder, usize), DecodeError> {
-    let (items, rows, ctx) = chunk_items(tree, chunk, checksums, budget)?;
+) -> Result<(Indirect<T>, usize), DecodeError> {
+    let (items, rows, ctx) = chunk_items(tree, chunk, checksums, budget, options.depth_limit)?;
     check(rows)?;
-    Ok((decode_root(ctx, items, rows, parallel)?, rows))
+    Ok((decode_root(ctx, items, rows, options.parallel)?, rows))
 }
 
 /// The items node of a chunk's schema `tree` (its rows), how many rows the chunk has, and a
@@ -652,8 +647,10 @@ fn chunk_items<'t, 'b>(
     chunk: Chunk<'b>,
     checksums: Vec<u32>,
     budget: Budget,
+    depth_limit: usize,
 ) -> Result<(crate::schema::NodeRef<'t>, usize, DecodeContext<'b>), DecodeError> {
     let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
+    ctx.limit_depth(depth_limit);
     let root = tree.root();
     let rows = values_below(root, 0, 1, &mut ctx)?;
     let items = root
@@ -687,7 +684,7 @@ pub struct Rows<'r, 'a, T: Decode> {
     /// Rows still to give.
     remaining: u64,
     /// The chunk being read, and its rows not yet taken.
-    chunk: Option<(T::Decoder, u64)>,
+    chunk: Option<(Indirect<T>, u64)>,
 }
 
 impl<T: Decode> Iterator for Rows<'_, '_, T> {

@@ -43,6 +43,8 @@ pub(crate) fn of(column: &Column, node_type: NodeType) -> RawStats {
                 None => RawStats::None,
             }
         }
+        // Positions among another node's values bound nothing a reader filters by.
+        Column::Recursion(_) => RawStats::None,
     }
 }
 

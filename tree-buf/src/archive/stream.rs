@@ -12,7 +12,7 @@ use crate::error::{corrupt, truncated, DecodeError, DecodeErrorKind};
 use crate::file::{Chunk, Head, ARCHIVE};
 use crate::options::DecodeOptions;
 use crate::schema::SchemaTree;
-use crate::types::{Decode, ValueDecoder};
+use crate::types::{Decode, Indirect, ValueDecoder};
 
 /// Reads an archive from the start, a chunk at a time, from any [`Read`] (standard input, a
 /// socket, a decompressor), as an Arrow IPC stream is read: it needs neither the footer nor a
@@ -96,7 +96,7 @@ impl<R: Read> StreamReader<R> {
             chunk,
             Vec::new(),
             budget,
-            self.options.parallel,
+            &self.options,
         )?))
     }
 
@@ -125,14 +125,10 @@ impl<R: Read> StreamReader<R> {
             return Ok(None);
         }
         let (chunk, budget) = self.chunk_in_section()?;
-        let (decoder, remaining) = chunk_rows_decoder::<T>(
-            &self.tree,
-            chunk,
-            Vec::new(),
-            budget,
-            self.options.parallel,
-            |_| Ok(()),
-        )?;
+        let (decoder, remaining) =
+            chunk_rows_decoder::<T>(&self.tree, chunk, Vec::new(), budget, &self.options, |_| {
+                Ok(())
+            })?;
         Ok(Some(ChunkRows { decoder, remaining }))
     }
 
@@ -208,7 +204,7 @@ impl<R: Read> StreamReader<R> {
 /// The rows of one chunk of a stream, made one at a time as they are taken: see
 /// [`StreamReader::next_rows`].
 pub struct ChunkRows<T: Decode> {
-    decoder: T::Decoder,
+    decoder: Indirect<T>,
     remaining: usize,
 }
 

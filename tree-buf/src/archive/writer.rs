@@ -9,9 +9,10 @@ use super::format::{
 };
 use super::{stats, Archive, ArchiveError, ArchiveOptions};
 use crate::encodings::Version;
+use crate::error::{DecodeError, DecodeErrorKind};
 use crate::file::{write_head, Parts, WriteScratch, ARCHIVE};
 use crate::schema::SchemaTree;
-use crate::types::{Encode, ValueEncoder};
+use crate::types::{builds_recursion, Encode, ValueEncoder};
 use crate::value::{DynEncoder, Value};
 
 /// Rows between checks of how many bytes the chunk's columns take.
@@ -58,7 +59,7 @@ pub struct ArchiveWriter<T: Encode + ?Sized, W: Write = BufWriter<File>> {
 }
 
 /// What has been written so far, for the footer.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Layout {
     /// Bytes written: the offset of the next section.
     position: u64,
@@ -68,6 +69,8 @@ struct Layout {
     schema_offset: u64,
     chunks: Vec<ChunkEntry>,
     rows: u64,
+    /// The version the header declares.
+    version: Version,
 }
 
 impl<T: Encode + ?Sized> ArchiveWriter<T> {
@@ -99,14 +102,27 @@ impl<T: Encode + ?Sized> ArchiveWriter<T> {
     ) -> Result<Self, ArchiveError> {
         let mut file = OpenOptions::new().read(true).write(true).open(path)?;
         let archive = Archive::map(&file, options.decode.clone())?;
+        let declared = archive.version;
         let layout = Layout {
             position: archive.committed_len() as u64,
             schema: Some(archive.last_schema().to_vec()),
             schema_offset: archive.last_schema_offset(),
             chunks: archive.entries().to_vec(),
             rows: archive.rows(),
+            version: Version(declared),
         };
         drop(archive);
+        if builds_recursion(|| T::Encoder::new(1)).1 && layout.version < Version::RECURSION {
+            return Err(ArchiveError::Decode(DecodeError::new(
+                DecodeErrorKind::UnsupportedVersion,
+                "",
+                format!(
+                    "rows of a recursive type need format version {}; this archive declares \
+                     {declared}",
+                    Version::RECURSION.0
+                ),
+            )));
+        }
         file.set_len(layout.position)?;
         file.seek(SeekFrom::Start(layout.position))?;
         let mut writer = Self::with_options(BufWriter::new(file), options)?;
@@ -124,17 +140,23 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
     /// An archive written to `sink` with `options`. Nothing is written until the first chunk
     /// is complete (or [`Self::finish`]).
     pub fn with_options(sink: W, mut options: ArchiveOptions) -> Result<Self, ArchiveError> {
-        // The header declares version 4 before any chunk is encoded, and appended chunks keep
-        // to what the archive declared: no chunk uses an encoding of a later version.
-        options.encode.settings.newest = Version::ARCHIVE;
+        // The header declares version 4 (6 for rows of a recursive type, whose chunks hold
+        // recursion nodes) before any chunk is encoded, and appended chunks keep to what the
+        // archive declared: no chunk uses an encoding of a later version.
+        let (encoder, recursive) = builds_recursion(|| T::Encoder::new(1));
+        let version = match recursive {
+            true => Version::RECURSION,
+            false => Version::ARCHIVE,
+        };
+        options.encode.settings.newest = version;
         Ok(ArchiveWriter {
             sink,
             options,
-            encoder: T::Encoder::new(1),
+            encoder,
             new_encoder: Box::new(|| T::Encoder::new(1)),
             rows: 0,
             scratch: WriteScratch::default(),
-            layout: Layout::default(),
+            layout: Layout::new(version),
         })
     }
 
@@ -210,11 +232,23 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
 }
 
 impl Layout {
+    /// Nothing written yet, for an archive that declares `version`.
+    fn new(version: Version) -> Self {
+        Layout {
+            position: 0,
+            schema: None,
+            schema_offset: 0,
+            chunks: Vec::new(),
+            rows: 0,
+            version,
+        }
+    }
+
     /// Writes the header with `schema`, or a schema section if `schema` is not the last one.
     fn write_schema(&mut self, out: &mut Vec<u8>, schema: &[u8]) {
         let start = out.len();
         match &self.schema {
-            None => write_head(out, Version::ARCHIVE, ARCHIVE, schema),
+            None => write_head(out, self.version, ARCHIVE, schema),
             Some(last) if last.as_slice() == schema => return,
             Some(_) => {
                 self.schema_offset = self.position;

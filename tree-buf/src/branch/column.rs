@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 
 use crate::encodings::string::{Ranks, StrColumn};
-use crate::encodings::{bool as bools, float, int, string, Settings, Version};
+use crate::encodings::{bool as bools, float, int, recursion, string, Settings, Version};
 
 /// Integer words of one width.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -24,6 +24,8 @@ pub(crate) enum Column {
     /// Floats, as IEEE 754 bit patterns (`U32` or `U64` words).
     Float(Words),
     Str(StrColumn),
+    /// The positions among its target's values of a recursion node's values.
+    Recursion(Vec<u64>),
 }
 
 macro_rules! each_width {
@@ -55,10 +57,12 @@ impl Column {
             Column::Int(_) => 1,
             Column::Float(_) => 2,
             Column::Str(_) => 3,
+            Column::Recursion(_) => 4,
         };
         match (self, other) {
             (Column::Bool(a), Column::Bool(b)) => a.cmp(b),
             (Column::Int(a), Column::Int(b)) | (Column::Float(a), Column::Float(b)) => a.cmp(b),
+            (Column::Recursion(a), Column::Recursion(b)) => a.cmp(b),
             (Column::Str(a), Column::Str(b)) => (0..a.len())
                 .map(|i| a.get(i))
                 .cmp((0..b.len()).map(|i| b.get(i))),
@@ -71,6 +75,7 @@ impl Column {
             Column::Bool(values) => values.len(),
             Column::Int(words) | Column::Float(words) => each_width!(words, v => v.len()),
             Column::Str(column) => column.len(),
+            Column::Recursion(positions) => positions.len(),
         }
     }
 
@@ -82,6 +87,7 @@ impl Column {
                 each_width!(words, v => size_of_val(v.as_slice()))
             }
             Column::Str(column) => column.bytes(),
+            Column::Recursion(positions) => size_of_val(positions.as_slice()),
         }
     }
 
@@ -117,6 +123,7 @@ impl Column {
                 ranks = column_ranks;
                 version
             }
+            Column::Recursion(positions) => recursion::encode(positions, settings, out),
         };
         (version, ranks)
     }

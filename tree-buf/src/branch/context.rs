@@ -18,6 +18,7 @@
 //! they fail, a leaf that waits from before is run to see whether it fails first, as it would
 //! have on one thread ([`DecodeContext::earlier_error`]).
 
+use std::any::TypeId;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -26,7 +27,7 @@ use crate::encodings::budget::Budget;
 use crate::encodings::float::FloatWord;
 use crate::encodings::int::Word;
 use crate::encodings::string::Strings;
-use crate::encodings::{bool as bools, float, int, string, Version};
+use crate::encodings::{bool as bools, float, int, recursion, string, Version};
 use crate::error::{corrupt, limit_exceeded, DecodeError};
 use crate::schema::{NodeRef, NodeType};
 
@@ -121,6 +122,39 @@ pub struct DecodeContext<'a> {
     pending: Vec<PendingLeaf<'a>>,
     /// The number of values of the nodes [`Self::values_at`] has worked out, by node id.
     counts: HashMap<u32, usize>,
+    /// The targets of recursion nodes read so far, by node id.
+    recursions: HashMap<u32, Arc<Recursion>>,
+    /// The pools of values that the anchors being built lend to recursion nodes below them: by
+    /// target node id, the type of the values and the pool's address.
+    pools: Vec<(u32, TypeId, usize)>,
+    /// The deepest a recursive value may nest, from [`DecodeOptions::depth_limit`].
+    ///
+    /// [`DecodeOptions::depth_limit`]: crate::DecodeOptions::depth_limit
+    depth_limit: usize,
+}
+
+/// How the values of a recursion target are laid out: its own (from its parent) and those of
+/// every recursion node that returns to it, back to back, each after the values it holds.
+#[derive(Debug)]
+pub(crate) struct Recursion {
+    /// The number of values from the target's parent.
+    pub(crate) outer: usize,
+    /// All the target's values.
+    pub(crate) total: usize,
+    /// The positions of the values from the parent, in order: those no value holds.
+    pub(crate) roots: Vec<usize>,
+    /// For each value, the position of the value holding it (always after it), or `usize::MAX`
+    /// for the roots.
+    parents: Vec<usize>,
+    /// For each recursion node (by id), the positions of its values.
+    positions: HashMap<u32, Vec<usize>>,
+}
+
+impl Recursion {
+    /// The positions of the values of recursion node `node`, in order.
+    pub(crate) fn positions_of(&self, node: NodeRef<'_>) -> &[usize] {
+        self.positions.get(&node.id()).map_or(&[], Vec::as_slice)
+    }
 }
 
 impl fmt::Debug for DecodeContext<'_> {
@@ -152,7 +186,15 @@ impl<'a> DecodeContext<'a> {
             defer: false,
             pending: Vec::new(),
             counts: HashMap::new(),
+            recursions: HashMap::new(),
+            pools: Vec::new(),
+            depth_limit: crate::DecodeOptions::DEFAULT_DEPTH_LIMIT,
         }
+    }
+
+    /// Limits how deep a recursive value may nest.
+    pub(crate) fn limit_depth(&mut self, depth_limit: usize) {
+        self.depth_limit = depth_limit;
     }
 
     /// Makes the leaves registered from now on wait for [`Self::decode_leaves`], which may spread
@@ -489,6 +531,272 @@ impl<'a> DecodeContext<'a> {
         }
     }
 
+    /// How the values of `target`, a node that recursion nodes return to, are laid out, given
+    /// the `outer` values its parent gives it; read once, checked whole: every value but the
+    /// outer ones is held by exactly one value after it, and none nests deeper than the limit.
+    pub(crate) fn recursion(
+        &mut self,
+        target: NodeRef<'_>,
+        outer: usize,
+    ) -> Result<Arc<Recursion>, DecodeError> {
+        if let Some(known) = self.recursions.get(&target.id()) {
+            return match known.outer == outer {
+                true => Ok(Arc::clone(known)),
+                false => Err(corrupt(format!(
+                    "{outer} values reach a recursive node that was read with {}",
+                    known.outer
+                ))
+                .at_path_if_unset(|| target.path())),
+            };
+        }
+        let recursion = Arc::new(
+            crate::stack::deeper(|| self.read_recursion(target, outer))
+                .map_err(|e| e.at_path_if_unset(|| target.path()))?,
+        );
+        self.recursions.insert(target.id(), Arc::clone(&recursion));
+        Ok(recursion)
+    }
+
+    /// The number of values of `node`, given the `outer` values its parent gives it: more if
+    /// recursion nodes return to it.
+    pub(crate) fn values_with_recursions(
+        &mut self,
+        node: NodeRef<'_>,
+        outer: usize,
+    ) -> Result<usize, DecodeError> {
+        match outer > 0 && node.recursions().next().is_some() {
+            true => Ok(self.recursion(node, outer)?.total),
+            false => Ok(outer),
+        }
+    }
+
+    /// The layout of `target` if [`Self::recursion`] has read it.
+    pub(crate) fn known_recursion(&self, target: NodeRef<'_>) -> Option<Arc<Recursion>> {
+        self.recursions.get(&target.id()).cloned()
+    }
+
+    fn read_recursion(
+        &mut self,
+        target: NodeRef<'_>,
+        outer: usize,
+    ) -> Result<Recursion, DecodeError> {
+        (self.budget.require(Version::RECURSION, "a recursion node"))?;
+        let mut total = outer;
+        for node in target.recursions() {
+            let count = recursion::count(self.branch(node)?)
+                .map_err(|e| e.at_path_if_unset(|| node.path()))?;
+            total = total.checked_add(count).ok_or_else(|| {
+                limit_exceeded("the recursion counts add up to more than memory can address")
+            })?;
+        }
+        self.charge(target, total, 3 * size_of::<usize>())?;
+        let mut owners = HashMap::new();
+        self.owners_below(target, target, (0..total).collect(), &mut owners)?;
+        let mut parents = vec![usize::MAX; total];
+        let mut positions = HashMap::new();
+        for node in target.recursions() {
+            let branch = self.branch(node)?;
+            let held = recursion::decode(branch, total, &mut self.budget)
+                .map_err(|e| e.at_path_if_unset(|| node.path()))?;
+            let holders = owners.remove(&node.id()).unwrap_or_default();
+            if holders.len() != held.len() {
+                return Err(corrupt(format!(
+                    "a recursion node holds {} values where its parents give {}",
+                    held.len(),
+                    holders.len()
+                ))
+                .at_path_if_unset(|| node.path()));
+            }
+            for (&value, &holder) in held.iter().zip(&holders) {
+                let problem = if parents[value] != usize::MAX {
+                    Some("is held twice")
+                } else if value >= holder {
+                    Some("is held by a value that does not come after it")
+                } else {
+                    None
+                };
+                if let Some(problem) = problem {
+                    return Err(corrupt(format!("recursive value {value} {problem}"))
+                        .at_path_if_unset(|| node.path()));
+                }
+                parents[value] = holder;
+            }
+            positions.insert(node.id(), held);
+        }
+        let roots: Vec<usize> = (0..total).filter(|&i| parents[i] == usize::MAX).collect();
+        if roots.len() != outer {
+            return Err(corrupt(format!(
+                "{} recursive values are held by none, where {outer} come from the parent",
+                roots.len()
+            )));
+        }
+        // Depths from the roots down: every value's holder comes after it.
+        let mut depths = vec![0usize; total];
+        for value in (0..total).rev() {
+            if let Some(&depth) = depths.get(parents[value]) {
+                depths[value] = depth + 1;
+                if depth + 1 > self.depth_limit {
+                    return Err(DecodeError::new(
+                        crate::DecodeErrorKind::LimitExceeded,
+                        target.path(),
+                        format!(
+                            "a recursive value nests deeper than the limit of {} levels \
+                             (DecodeOptions::depth_limit)",
+                            self.depth_limit
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(Recursion {
+            outer,
+            total,
+            roots,
+            parents,
+            positions,
+        })
+    }
+
+    /// Works out, for every recursion node below `node` that returns to `target`, which value of
+    /// `target` holds each of its values, given `owners`, the holder of each value of `node`.
+    fn owners_below(
+        &mut self,
+        target: NodeRef<'_>,
+        node: NodeRef<'_>,
+        owners: Vec<usize>,
+        found: &mut HashMap<u32, Vec<usize>>,
+    ) -> Result<(), DecodeError> {
+        if node.node_type() == NodeType::Recursion {
+            if node.recursion_target().map(NodeRef::id) == Some(target.id()) {
+                found.insert(node.id(), owners);
+            }
+            return Ok(());
+        }
+        if !node.holds_recursion() {
+            return Ok(());
+        }
+        let owners = match node.id() != target.id() && node.recursions().next().is_some() {
+            // A target of its own: its values are these, then those of its recursion nodes,
+            // each held by a value after it.
+            true => {
+                let inner = self.recursion(node, owners.len())?;
+                let mut all = vec![0; inner.total];
+                for (&root, &owner) in inner.roots.iter().zip(&owners) {
+                    all[root] = owner;
+                }
+                for value in (0..inner.total).rev() {
+                    if let Some(&owner) = all.get(inner.parents[value]) {
+                        all[value] = owner;
+                    }
+                }
+                // Its values are built as the outer target's values ask for them, so they must
+                // come in the order of the outer values that hold them.
+                if all.windows(2).any(|pair| pair[0] > pair[1]) {
+                    return Err(corrupt(
+                        "the values of a recursive type nested in another's are out of order",
+                    )
+                    .at_path_if_unset(|| node.path()));
+                }
+                all
+            }
+            false => owners,
+        };
+        let count = owners.len();
+        let child = |index: usize| node.child(index).unwrap_or_else(|| node.void());
+        match node.node_type() {
+            NodeType::Option => {
+                let presence = self.presence(node, count)?;
+                let present = (owners.iter().zip(presence))
+                    .filter_map(|(&owner, present)| present.then_some(owner))
+                    .collect();
+                crate::stack::deeper(|| self.owners_below(target, child(0), present, found))
+            }
+            NodeType::Seq | NodeType::Map | NodeType::Array => {
+                let (lengths, total) = match node.node_type() {
+                    NodeType::Array => (vec![node.array_len(); count], node.array_items(count)?),
+                    _ => self.lengths(node, count)?,
+                };
+                self.charge(node, total, size_of::<usize>())?;
+                let items: Vec<usize> = (owners.iter().zip(lengths))
+                    .flat_map(|(&owner, len)| std::iter::repeat_n(owner, len as usize))
+                    .collect();
+                for index in 0..node.children().len() {
+                    let items = items.clone();
+                    crate::stack::deeper(|| self.owners_below(target, child(index), items, found))?;
+                }
+                Ok(())
+            }
+            NodeType::Tuple | NodeType::Struct => {
+                for index in 0..node.children().len() {
+                    let owners = owners.clone();
+                    crate::stack::deeper(|| {
+                        self.owners_below(target, child(index), owners, found)
+                    })?;
+                }
+                Ok(())
+            }
+            NodeType::Enum | NodeType::Union => {
+                let (discriminants, _) = self.discriminants_and_counts(node, count)?;
+                for index in 0..node.children().len() {
+                    let variant = (owners.iter().zip(&discriminants))
+                        .filter_map(|(&owner, &d)| (d as usize == index).then_some(owner))
+                        .collect();
+                    crate::stack::deeper(|| {
+                        self.owners_below(target, child(index), variant, found)
+                    })?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Lends the pool at `address`, of values of type `values`, to the recursion nodes that
+    /// return to `target`, while `build` builds the decoders below it.
+    pub(crate) fn lending_pool<R>(
+        &mut self,
+        target: NodeRef<'_>,
+        values: TypeId,
+        address: usize,
+        build: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        self.pools.push((target.id(), values, address));
+        let built = build(self);
+        self.pools.pop();
+        built
+    }
+
+    /// Whether the pool of `node`'s values is being lent: its anchor is building the decoder of
+    /// all of them.
+    pub(crate) fn lends_pool_for(&self, node: NodeRef<'_>) -> bool {
+        self.pools.last().is_some_and(|&(id, ..)| id == node.id())
+    }
+
+    /// The address of the pool lent for the values of `target`, if its values are of type
+    /// `values`; an error if none is lent or it holds another type.
+    pub(crate) fn lent_pool(
+        &self,
+        node: NodeRef<'_>,
+        target: NodeRef<'_>,
+        values: TypeId,
+    ) -> Result<usize, DecodeError> {
+        match self.pools.iter().rev().find(|&&(id, ..)| id == target.id()) {
+            Some(&(_, lent, address)) if lent == values => Ok(address),
+            found => Err(DecodeError::new(
+                crate::DecodeErrorKind::SchemaMismatch,
+                node.path(),
+                format!(
+                    "the file's recursive type returns here to `{}`, which the type {}",
+                    target.path(),
+                    match found {
+                        Some(_) => "reads as another type than this place",
+                        None => "does not read through a pointer, sequence or map",
+                    }
+                ),
+            )),
+        }
+    }
+
     /// The number of values of `node`, worked out from the root down by reading the streams on
     /// the way (presence, lengths, discriminants), as a keyed stream's source needs. The root
     /// holds one value, as in every file decoded (`rows` is 1).
@@ -497,10 +805,11 @@ impl<'a> DecodeContext<'a> {
             return Ok(count);
         }
         let count = match node.parent() {
-            None => 1,
+            None => self.values_with_recursions(node, 1)?,
             Some((parent, index)) => {
                 let count = self.values_at(parent)?;
-                crate::reader::values_below(parent, index, count, self)?
+                let count = crate::reader::values_below(parent, index, count, self)?;
+                self.values_with_recursions(node, count)?
             }
         };
         self.counts.insert(node.id(), count);

@@ -1,7 +1,7 @@
 //! What a branch's bytes hold, read as the stream family its node type stores.
 
 use crate::encodings::describe::{Codec, Describer, Encoding};
-use crate::encodings::{bool as bools, float, int, string};
+use crate::encodings::{bool as bools, float, int, recursion, string};
 use crate::schema::NodeType;
 
 /// The encoding of the branch `bytes` of a `node_type` node, read as the stream family and word
@@ -30,6 +30,7 @@ pub(crate) fn branch_encoding(
         NodeType::F32 => float::describe::<u32>(bytes, at),
         NodeType::F64 => float::describe::<u64>(bytes, at),
         NodeType::Str => string::describe(bytes, at),
+        NodeType::Recursion => recursion::describe(bytes, at),
         // These own no branch.
         NodeType::Void | NodeType::Unit | NodeType::Array | NodeType::Tuple | NodeType::Struct => {
             Encoding::empty()

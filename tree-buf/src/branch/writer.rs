@@ -33,6 +33,8 @@ pub struct SchemaWriter {
     string_siblings: Vec<Vec<usize>>,
     /// The entry of `string_siblings` of the struct or tuple being written, if any.
     sibling_group: Option<usize>,
+    /// The anchors of recursive types being written, each with the depth of its node.
+    recursion_targets: Vec<(u64, usize)>,
 }
 
 /// A step of the path being written. A name is kept as the range of schema bytes it was just
@@ -63,6 +65,7 @@ impl SchemaWriter {
         self.array_len = None;
         self.string_siblings.clear();
         self.sibling_group = None;
+        self.recursion_targets.clear();
     }
 
     /// The schema and the columns written.
@@ -150,6 +153,39 @@ impl SchemaWriter {
             self.string_siblings[group].push(self.columns.len());
         }
         self.columns.push((column, array_len));
+        Ok(())
+    }
+
+    /// Writes, with `write`, the node of a recursive type's anchor `anchor`, which the
+    /// recursion nodes written within refer to.
+    pub(crate) fn recursion_target(
+        &mut self,
+        anchor: u64,
+        write: impl FnOnce(&mut Self) -> EncodeResult,
+    ) -> EncodeResult {
+        self.recursion_targets.push((anchor, self.path.len()));
+        let result = write(self);
+        self.recursion_targets.pop();
+        result
+    }
+
+    /// A recursion node: values of the node of anchor `anchor` (an ancestor), at `positions`
+    /// among its values.
+    pub(crate) fn recursion(&mut self, anchor: u64, positions: Vec<u64>) -> EncodeResult {
+        let depth = self.path.len();
+        let up = (self.recursion_targets.iter().rev())
+            .find(|&&(target, _)| target == anchor)
+            .map(|&(_, target_depth)| depth - target_depth)
+            .ok_or_else(|| {
+                EncodeError::new(
+                    crate::error::EncodeErrorKind::Custom,
+                    self.path(),
+                    "a recursive type's values reached a place outside the type",
+                )
+            })?;
+        let array_len = self.node(NodeType::Recursion)?;
+        write_varint(&mut self.schema, up as u64);
+        self.columns.push((Column::Recursion(positions), array_len));
         Ok(())
     }
 

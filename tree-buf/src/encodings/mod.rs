@@ -16,6 +16,7 @@ pub(crate) mod describe;
 pub(crate) mod float;
 pub(crate) mod int;
 pub(crate) mod numbering;
+pub(crate) mod recursion;
 pub(crate) mod scratch;
 pub(crate) mod string;
 pub(crate) mod zstd;
@@ -40,9 +41,11 @@ impl Version {
     pub(crate) const ARCHIVE: Version = Version(4);
     /// Huffman codes in four streams, read in turn.
     pub(crate) const STREAMS: Version = Version(5);
+    /// Recursion nodes: a recursive type's values of every depth in one set of branches.
+    pub(crate) const RECURSION: Version = Version(6);
     /// The newest version, which this library reads with every earlier one: a file of an
     /// earlier version is a file of a later one that uses none of what came after.
-    pub(crate) const NEWEST: Version = Version::STREAMS;
+    pub(crate) const NEWEST: Version = Version::RECURSION;
 }
 
 /// The deepest level of nesting a stream may have: a branch's own stream is at level 0, and every

@@ -8,7 +8,7 @@ use crate::encodings::Version;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::options::DecodeOptions;
 use crate::schema::SchemaTree;
-use crate::types::{decode_root, Decode, ValueDecoder};
+use crate::types::{decode_root, Decode, Indirect, ValueDecoder};
 
 /// A file whose header, schema and branch table have been checked.
 #[derive(Debug)]
@@ -123,14 +123,16 @@ impl<'a> FileView<'a> {
     /// A context for decoding this file's branches.
     pub(crate) fn context(&self, options: &DecodeOptions) -> DecodeContext<'a> {
         let budget = Budget::for_version(self.budget(options), self.version);
-        DecodeContext::with_budget(self.chunk.branches.clone(), budget, Vec::new())
+        let mut ctx = DecodeContext::with_budget(self.chunk.branches.clone(), budget, Vec::new());
+        ctx.limit_depth(options.depth_limit);
+        ctx
     }
 
     /// Decodes the root value, reading only the branches `T` needs; the data checksum is the
     /// caller's to verify.
     pub(crate) fn decode<T: Decode>(&self, options: &DecodeOptions) -> Result<T, DecodeError> {
         self.check_one_root()?;
-        let mut decoder: T::Decoder = decode_root(
+        let mut decoder: Indirect<T> = decode_root(
             self.context(options),
             self.tree.root(),
             1,

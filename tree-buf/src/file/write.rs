@@ -7,7 +7,7 @@ use crate::encodings::scratch::reusing;
 use crate::encodings::Version;
 use crate::error::EncodeError;
 use crate::options::EncodeOptions;
-use crate::types::{Encode, ValueEncoder};
+use crate::types::{Encode, Lazy};
 
 /// Below this many bytes of values in all, branches are encoded on one thread: at the speed of
 /// encoding (a hundred megabytes a second or so) that is ten milliseconds or less, and waking
@@ -54,9 +54,10 @@ impl WriteScratch {
         value: &T,
         options: &EncodeOptions,
     ) -> Result<(), EncodeError> {
-        let mut encoder = T::Encoder::new(0);
+        // Through a `Lazy`, so that a recursive type is anchored at the root.
+        let mut encoder = Lazy::<T::Encoder>::new::<T>(0);
         encoder.push(value);
-        self.write_with(options, |out| encoder.finish(out))
+        self.write_with(options, |out| encoder.finish::<T>(out))
     }
 
     /// Writes a one-chunk file whose schema and columns `write_root` produces to [`Self::out`].

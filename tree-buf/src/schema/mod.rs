@@ -6,7 +6,7 @@ mod path;
 mod tag;
 mod tree;
 
-pub(crate) use path::{resolve, SchemaView};
+pub(crate) use path::{resolve, Route, SchemaView};
 pub use path::{AsPath, Path, PathError, Segment};
 pub use tag::NodeType;
 pub use tree::NodeRef;

@@ -399,6 +399,9 @@ fn child_index<'a, N: SchemaView<'a>>(node: N, segment: &Segment) -> Result<usiz
         (NodeType::Struct, _) => Err("its fields are named".into()),
         (NodeType::Enum | NodeType::Union, _) => Err(variant_list(node)),
         (NodeType::Void, _) => Err("no value was ever written there".into()),
+        (NodeType::Recursion, _) => Err("a recursive type's values of every depth are at the \
+             paths of the node it returns to, which has the same fields"
+            .into()),
         _ => Err("nothing is below it".into()),
     }
 }

@@ -62,10 +62,14 @@ pub enum NodeType {
     /// Values of several types at one place (from schemaless data such as JSON): laid out like an
     /// enum whose variants are the types, but read back untagged.
     Union,
+    /// A place where a recursive type holds itself again (`Box<List>` inside `List`): its values
+    /// are values of an ancestor node, stored in that node's branches with those of every depth.
+    /// Its branch says which of the ancestor's values each one is.
+    Recursion,
 }
 
 impl NodeType {
-    pub(crate) const ALL: [NodeType; 25] = [
+    pub(crate) const ALL: [NodeType; 26] = [
         NodeType::Void,
         NodeType::Unit,
         NodeType::Bool,
@@ -91,6 +95,7 @@ impl NodeType {
         NodeType::Struct,
         NodeType::Enum,
         NodeType::Union,
+        NodeType::Recursion,
     ];
 
     /// The byte that stands for this type in the file.
@@ -138,6 +143,7 @@ impl NodeType {
             NodeType::Struct => "struct",
             NodeType::Enum => "enum",
             NodeType::Union => "union",
+            NodeType::Recursion => "recursion",
         }
     }
 }
@@ -157,6 +163,6 @@ mod tests {
         for t in NodeType::ALL {
             assert_eq!(NodeType::from_tag(t.tag()), Some(t));
         }
-        assert_eq!(NodeType::from_tag(25), None);
+        assert_eq!(NodeType::from_tag(26), None);
     }
 }

@@ -11,6 +11,7 @@
 //!   Struct:  n:varint (name node){n}     name := len:varint utf8
 //!   Enum:    n:varint (name node){n}
 //!   Union:   n:varint (name node){n}
+//!   Recursion: up:varint                 the ancestor `up` levels above, whose values these are
 //! ```
 
 use std::borrow::Cow;
@@ -36,6 +37,8 @@ pub(crate) struct Node {
     children: std::ops::Range<u32>,
     pub(crate) branch: Option<usize>,
     pub(crate) array_len: u64,
+    /// The ancestor a recursion node stands for.
+    target: Option<u32>,
 }
 
 /// The parsed schema of a file.
@@ -46,6 +49,8 @@ pub(crate) struct SchemaTree {
     /// per node).
     child_ids: Vec<u32>,
     branch_count: usize,
+    /// Every recursion node as (its target, itself), by target.
+    recursions: Vec<(u32, u32)>,
 }
 
 impl SchemaTree {
@@ -55,10 +60,15 @@ impl SchemaTree {
             nodes: Vec::new(),
             child_ids: Vec::new(),
             branch_count: 0,
+            recursions: Vec::new(),
         };
         let mut reader = ByteReader::new(bytes);
         tree.parse_node(&mut reader, None, None, 0, &mut Vec::new())?;
         reader.finish("the schema")?;
+        tree.recursions = (tree.nodes.iter().enumerate())
+            .filter_map(|(id, node)| Some((node.target?, id as u32)))
+            .collect();
+        tree.recursions.sort_unstable();
         // A spare node that stands for any absent part of the schema.
         tree.nodes.push(Node {
             node_type: NodeType::Void,
@@ -68,6 +78,7 @@ impl SchemaTree {
             children: 0..0,
             branch: None,
             array_len: 0,
+            target: None,
         });
         Ok(tree)
     }
@@ -127,6 +138,7 @@ impl SchemaTree {
             children: 0..0,
             branch,
             array_len: 0,
+            target: None,
         });
         let path = |tree: &SchemaTree| tree.path_of(id).to_string();
         // This node's children gather at the end of `pending` (the nodes below them have moved
@@ -153,6 +165,20 @@ impl SchemaTree {
                 for index in 0..len {
                     child(self, reader, Some(Segment::Index(index)))?;
                 }
+            }
+            NodeType::Recursion => {
+                let up = reader.varint()?;
+                if up == 0 || up > depth as u64 {
+                    return Err(corrupt(format!(
+                        "a recursion goes {up} levels up from a node {depth} levels deep"
+                    ))
+                    .at_path_if_unset(|| path(self)));
+                }
+                let mut target = id;
+                for _ in 0..up {
+                    target = self.nodes[target as usize].parent.unwrap_or(target);
+                }
+                self.nodes[id as usize].target = Some(target);
             }
             NodeType::Struct | NodeType::Enum | NodeType::Union => {
                 let len = reader.count(2)?;
@@ -386,6 +412,56 @@ impl<'a> NodeRef<'a> {
             .iter()
             .position(|node| node.branch == Some(branch))?;
         Some(NodeRef::at(self.tree, id as u32))
+    }
+
+    /// The ancestor whose values a recursion node's values are.
+    pub(crate) fn recursion_target(self) -> Option<NodeRef<'a>> {
+        match self.gathered {
+            Some(_) => None,
+            None => Some(NodeRef::at(self.tree, self.node().target?)),
+        }
+    }
+
+    /// The recursion nodes whose values are this node's, in schema order.
+    pub(crate) fn recursions(self) -> impl Iterator<Item = NodeRef<'a>> {
+        let recursions = match self.gathered {
+            Some(_) => &[][..],
+            None => {
+                let all = &self.tree.recursions;
+                let start = all.partition_point(|&(target, _)| target < self.id);
+                let end = all.partition_point(|&(target, _)| target <= self.id);
+                &all[start..end]
+            }
+        };
+        recursions
+            .iter()
+            .map(move |&(_, id)| NodeRef::at(self.tree, id))
+    }
+
+    /// Whether a recursion node lies at or below this node.
+    pub(crate) fn holds_recursion(self) -> bool {
+        let below = self.subtree();
+        (self.tree.recursions.iter()).any(|&(_, node)| below.contains(&node))
+    }
+
+    /// A recursion node at or below this node whose target lies above it, if any.
+    pub(crate) fn recursion_from_above(self) -> Option<NodeRef<'a>> {
+        let below = self.subtree();
+        // Targets are ancestors of their recursion nodes: one numbered before this node is one
+        // of its ancestors.
+        (self.tree.recursions.iter())
+            .find(|&&(target, node)| below.contains(&node) && target < self.id)
+            .map(|&(_, node)| NodeRef::at(self.tree, node))
+    }
+
+    /// The ids of this node and those below it: nodes are numbered in pre-order, so a node's
+    /// subtree runs to its last descendant.
+    fn subtree(self) -> std::ops::RangeInclusive<u32> {
+        let mut last = self.id;
+        while let Some(child) = self.tree.nodes[last as usize].children.clone().next_back() {
+            last = self.tree.child_ids[child as usize];
+        }
+        self.id..=last
     }
 
     /// The spare void node of the same tree.

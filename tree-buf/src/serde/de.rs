@@ -238,6 +238,14 @@ fn build<'t, 'a>(
     if count == 0 || is_empty_void(node, count)? {
         return Ok(Built::Null);
     }
+    if node.node_type() == NodeType::Recursion || node.recursions().next().is_some() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::SchemaMismatch,
+            node.path(),
+            "serde does not read a recursive type written in one set of branches (format \
+             version 6): decode it with the derive, or as `Value`",
+        ));
+    }
     // Every value is visited, whatever it holds: a value without data still costs its visit.
     ctx.charge(node, count, 1)?;
     let child = |index: usize| node.child(index).unwrap_or_else(|| node.void());
@@ -319,6 +327,8 @@ fn build<'t, 'a>(
                 named: Names::new(),
             }
         }
+        // Turned away above.
+        NodeType::Recursion => Built::Null,
     })
 }
 

@@ -260,9 +260,11 @@ impl Place {
                 next: 0,
             }),
             NodeType::Enum => Node::Enum(Enum::default()),
-            // No value asks for these: a place is empty until one comes, and unions are made
-            // from the kinds they hold.
-            NodeType::Void | NodeType::Union => unreachable!("a kind of value is asked for"),
+            // No value asks for these: a place is empty until one comes, unions are made from
+            // the kinds they hold, and serde values nest one schema level per depth.
+            NodeType::Void | NodeType::Union | NodeType::Recursion => {
+                unreachable!("a kind of value is asked for")
+            }
         }
     }
 

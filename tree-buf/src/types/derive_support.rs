@@ -1,72 +1,12 @@
 //! Building blocks that `#[derive(Encode, Decode)]` output and the std impls share: struct, tuple
-//! and enum nodes on the decoding side, lazily created child encoders on the encoding side.
+//! and enum nodes on the decoding side.
 
 use std::marker::PhantomData;
 
 use super::{is_empty_void, Decode, ValueDecoder, ValueEncoder};
 use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
-use crate::options::MAX_DEPTH;
 use crate::schema::{NodeRef, NodeType};
-
-/// A child encoder created on first use, so that recursive types have finite encoders and each
-/// depth of a recursive value gets its own path.
-#[derive(Debug)]
-pub struct Lazy<E> {
-    encoder: Option<Box<E>>,
-    depth: usize,
-    too_deep: bool,
-}
-
-impl<E> Lazy<E> {
-    /// A child encoder for a node `depth` levels below the root, not created yet.
-    pub fn new(depth: usize) -> Self {
-        Lazy {
-            encoder: None,
-            depth,
-            too_deep: false,
-        }
-    }
-
-    /// The encoder, created now if needed; `None` once the depth limit is passed (reported by
-    /// [`Self::finish`]), so that a too deep value stops recursing instead of overflowing the stack.
-    #[inline]
-    pub fn get<T: ?Sized>(&mut self) -> Option<&mut E>
-    where
-        E: ValueEncoder<T>,
-    {
-        if self.encoder.is_none() {
-            if self.depth >= MAX_DEPTH {
-                self.too_deep = true;
-                return None;
-            }
-            self.encoder = Some(Box::new(E::new(self.depth)));
-        }
-        self.encoder.as_deref_mut()
-    }
-
-    /// The bytes of the encoder's columns, if it was created.
-    pub fn bytes<T: ?Sized>(&self) -> usize
-    where
-        E: ValueEncoder<T>,
-    {
-        self.encoder.as_deref().map_or(0, E::bytes)
-    }
-
-    /// Writes the child node: the encoder's, or `Void` when no value reached it.
-    pub fn finish<T: ?Sized>(self, out: &mut SchemaWriter) -> EncodeResult
-    where
-        E: ValueEncoder<T>,
-    {
-        if self.too_deep {
-            return Err(out.too_deep());
-        }
-        match self.encoder {
-            Some(encoder) => crate::stack::deeper(|| encoder.finish(out)),
-            None => out.void(),
-        }
-    }
-}
 
 /// The encoder of values that hold no data: `()`, unit structs, `PhantomData`.
 #[derive(Debug, Default)]

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasher, Hash};
 
 use super::encoded_order::{by_encoding, cmp_entries, sort_by_encoded_key};
-use super::{is_empty_void, Decode, Encode, Lazy, ValueDecoder, ValueEncoder};
+use super::{is_empty_void, Decode, Encode, Indirect, Lazy, ValueDecoder, ValueEncoder};
 use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::DecodeError;
 use crate::schema::{NodeRef, NodeType};
@@ -26,16 +26,9 @@ impl<K: Encode, V: Encode> MapEncoder<K, V> {
         V: 'a,
     {
         self.lengths.push(entries.len() as u64);
-        if entries.len() == 0 {
-            return;
-        }
         for (key, value) in entries {
-            if let Some(keys) = self.keys.get::<K>() {
-                keys.push(key);
-            }
-            if let Some(values) = self.values.get::<V>() {
-                values.push(value);
-            }
+            self.keys.push(key);
+            self.values.push(value);
         }
     }
 }
@@ -44,7 +37,7 @@ macro_rules! map {
     ($([$($generics:tt)*] $t:ty, |$encoder:ident, $map:ident| $push:expr, $cmp:path, [$($decode_generics:tt)*]);* $(;)?) => {$(
         impl<$($generics)*> ValueEncoder<$t> for MapEncoder<K, V> {
             fn new(depth: usize) -> Self {
-                MapEncoder { lengths: Vec::new(), keys: Lazy::new(depth + 1), values: Lazy::new(depth + 1) }
+                MapEncoder { lengths: Vec::new(), keys: Lazy::new::<K>(depth + 1), values: Lazy::new::<V>(depth + 1) }
             }
             #[inline]
             fn push(&mut self, $map: &$t) {
@@ -107,7 +100,7 @@ map! {
 #[derive(Debug)]
 pub struct MapDecoder<K: Decode, V: Decode> {
     lengths: std::vec::IntoIter<u64>,
-    entries: Option<Box<(K::Decoder, V::Decoder)>>,
+    entries: Option<Box<(Indirect<K>, Indirect<V>)>>,
 }
 
 impl<K: Decode, V: Decode> MapDecoder<K, V> {
@@ -134,8 +127,8 @@ impl<K: Decode, V: Decode> MapDecoder<K, V> {
         }
         ctx.charge(node, total, size_of::<(K, V)>())?;
         let (keys, values) = crate::stack::deeper(|| {
-            let keys = K::Decoder::new(node.child(0).unwrap_or_else(|| node.void()), total, ctx)?;
-            let values = V::Decoder::new(node.child(1).unwrap_or_else(|| node.void()), total, ctx)?;
+            let keys = Indirect::new(node.child(0).unwrap_or_else(|| node.void()), total, ctx)?;
+            let values = Indirect::new(node.child(1).unwrap_or_else(|| node.void()), total, ctx)?;
             Ok::<_, DecodeError>((keys, values))
         })?;
         Ok(MapDecoder {

@@ -13,14 +13,16 @@ mod option;
 mod pointers;
 mod primitives;
 pub(crate) mod proxy;
+mod recursion;
 mod seq;
 mod strings;
 mod tuples;
 
 pub use derive_support::{
-    check_unit, Discriminants, EnumNode, Lazy, Missing, OrDefault, StructNode, TupleNode,
-    UnitEncoder,
+    check_unit, Discriminants, EnumNode, Missing, OrDefault, StructNode, TupleNode, UnitEncoder,
 };
+pub(crate) use recursion::builds_recursion;
+pub use recursion::{Indirect, Lazy};
 
 pub(crate) use primitives::char_from_code;
 pub(crate) use seq::{read_lengths, Lengths};
@@ -81,6 +83,12 @@ pub trait Decode: Sized {
     /// Rebuilds the values of this type at one path from columns.
     #[doc(hidden)]
     type Decoder: ValueDecoder<Self>;
+
+    /// Whether the type is a pointer (`Box`, `Rc`, `Arc`) whose decoder reads the same schema
+    /// node as the type it points to: a recursive type's values are pooled by the decoder of
+    /// the type itself, inside the pointer's.
+    #[doc(hidden)]
+    const POINTER: bool = false;
 
     /// Joins the values decoded from the chunks of an archive, each a sequence of some of its
     /// rows, into one; `None` for types that are not sequences.

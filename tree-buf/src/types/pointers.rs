@@ -1,13 +1,13 @@
 //! Transparent wrappers: `Box`, `Rc`, `Arc`, references and `Cow` store exactly what they point
-//! to. `Box`, `Rc`, `Arc` and references create their inner encoder lazily, which is what lets recursive types
-//! such as `struct List { next: Option<Box<List>> }` have finite encoders.
+//! to. `Box`, `Rc`, `Arc` and references hold their inner encoder through a [`Lazy`], where
+//! recursive types such as `struct List { next: Option<Box<List>> }` refer back to themselves.
 
 use std::borrow::{Borrow, Cow};
 use std::marker::PhantomData;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::{Decode, Encode, Lazy, ValueDecoder, ValueEncoder};
+use super::{Decode, Encode, Indirect, Lazy, ValueDecoder, ValueEncoder};
 use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::DecodeError;
 use crate::schema::NodeRef;
@@ -20,13 +20,11 @@ macro_rules! pointer {
     ($($p:ident),*) => {$(
         impl<T: Encode + ?Sized> ValueEncoder<$p<T>> for PointerEncoder<T> {
             fn new(depth: usize) -> Self {
-                PointerEncoder(Lazy::new(depth))
+                PointerEncoder(Lazy::new::<T>(depth))
             }
             #[inline]
             fn push(&mut self, value: &$p<T>) {
-                if let Some(inner) = self.0.get::<T>() {
-                    inner.push(value);
-                }
+                self.0.push::<T>(value);
             }
             fn bytes(&self) -> usize {
                 self.0.bytes::<T>()
@@ -55,15 +53,15 @@ macro_rules! pointer {
 
         impl<T: Decode> Decode for $p<T> {
             type Decoder = PointerDecoder<T>;
+            const POINTER: bool = true;
         }
     )*};
 }
 pointer!(Box, Rc, Arc);
 
-/// Decodes what a smart pointer points to. With no values it builds no inner decoder, which ends
-/// the recursion of recursive types.
+/// Decodes what a smart pointer points to.
 #[derive(Debug)]
-pub struct PointerDecoder<T: Decode>(Option<Box<T::Decoder>>);
+pub struct PointerDecoder<T: Decode>(Indirect<T>);
 
 impl<T: Decode> PointerDecoder<T> {
     fn build(
@@ -71,20 +69,13 @@ impl<T: Decode> PointerDecoder<T> {
         count: usize,
         ctx: &mut DecodeContext<'_>,
     ) -> Result<Self, DecodeError> {
-        if count == 0 {
-            return Ok(PointerDecoder(None));
-        }
         ctx.charge(node, count, size_of::<T>())?;
-        let inner = crate::stack::deeper(|| T::Decoder::new(node, count, ctx))?;
-        Ok(PointerDecoder(Some(Box::new(inner))))
+        Ok(PointerDecoder(Indirect::new(node, count, ctx)?))
     }
 
     #[inline]
     fn next_inner(&mut self) -> T {
-        self.0
-            .as_mut()
-            .expect("a pointer decoder is only asked for values after validating their count")
-            .next()
+        self.0.next()
     }
 }
 
@@ -97,13 +88,11 @@ macro_rules! reference {
     ($($r:ty),*) => {$(
         impl<'a, T: Encode + ?Sized> ValueEncoder<$r> for RefEncoder<T> {
             fn new(depth: usize) -> Self {
-                RefEncoder(Lazy::new(depth))
+                RefEncoder(Lazy::new::<T>(depth))
             }
             #[inline]
             fn push(&mut self, value: &$r) {
-                if let Some(inner) = self.0.get::<T>() {
-                    inner.push(&**value);
-                }
+                self.0.push::<T>(&**value);
             }
             fn bytes(&self) -> usize {
                 self.0.bytes::<T>()

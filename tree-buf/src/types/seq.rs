@@ -11,7 +11,7 @@ use std::hash::{BuildHasher, Hash};
 use std::cmp::Ordering;
 
 use super::encoded_order::{by_encoding, cmp_items, sort_by_encoded_key};
-use super::{is_empty_void, Decode, Encode, Lazy, ValueDecoder, ValueEncoder};
+use super::{is_empty_void, Decode, Encode, Indirect, Lazy, ValueDecoder, ValueEncoder};
 use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::schema::{NodeRef, NodeType};
@@ -27,7 +27,7 @@ impl<T: Encode> SeqEncoder<T> {
     fn new_at(depth: usize) -> Self {
         SeqEncoder {
             lengths: Vec::new(),
-            items: Lazy::new(depth + 1),
+            items: Lazy::new::<T>(depth + 1),
         }
     }
 
@@ -35,9 +35,7 @@ impl<T: Encode> SeqEncoder<T> {
     fn push_slice(&mut self, items: &[T]) {
         self.lengths.push(items.len() as u64);
         if !items.is_empty() {
-            if let Some(encoder) = self.items.get::<T>() {
-                encoder.push_all(items);
-            }
+            self.items.push_all(items);
         }
     }
 
@@ -47,11 +45,7 @@ impl<T: Encode> SeqEncoder<T> {
         T: 'a,
     {
         self.lengths.push(items.len() as u64);
-        if items.len() > 0 {
-            if let Some(encoder) = self.items.get::<T>() {
-                items.for_each(|item| encoder.push(item));
-            }
-        }
+        items.for_each(|item| self.items.push(item));
     }
 
     fn finish_seq(self, out: &mut SchemaWriter) -> EncodeResult {
@@ -94,12 +88,8 @@ seq_encoder! {
     [T: Encode] VecDeque<T>, |e, value| {
         let (front, back) = value.as_slices();
         e.lengths.push(value.len() as u64);
-        if !value.is_empty() {
-            if let Some(encoder) = e.items.get::<T>() {
-                encoder.push_all(front);
-                encoder.push_all(back);
-            }
-        }
+        e.items.push_all(front);
+        e.items.push_all(back);
     }, cmp_items;
     [T: Encode] BTreeSet<T>, |e, value| e.push_iter(value.iter()), cmp_items;
     [T: Encode, S] HashSet<T, S>, |e, value| {
@@ -289,7 +279,7 @@ pub(crate) fn read_lengths(
 #[derive(Debug)]
 pub struct SeqDecoder<T: Decode> {
     lengths: Lengths,
-    items: Option<Box<Items<T::Decoder>>>,
+    items: Option<Box<Items<Indirect<T>>>>,
 }
 
 impl<T: Decode> SeqDecoder<T> {
@@ -315,7 +305,7 @@ impl<T: Decode> SeqDecoder<T> {
     #[inline]
     fn next_with<C>(
         &mut self,
-        collect: impl FnOnce(&mut Items<T::Decoder>, usize) -> C,
+        collect: impl FnOnce(&mut Items<Indirect<T>>, usize) -> C,
         empty: impl FnOnce() -> C,
     ) -> C {
         let len = self.lengths.next();

@@ -7,7 +7,7 @@ use crate::branch::{DecodeContext, Leaf};
 use crate::encodings::int::Word;
 use crate::error::DecodeError;
 use crate::schema::{NodeRef, NodeType};
-use crate::types::{char_from_code, is_empty_void, read_lengths, Lengths, ValueDecoder};
+use crate::types::{char_from_code, is_empty_void, read_lengths, Indirect, Lengths, ValueDecoder};
 
 /// Hands back the values under a schema node as [`Value`]s, whatever their type.
 #[derive(Debug)]
@@ -44,6 +44,8 @@ enum Dyn {
         variants: Vec<(String, Dyn)>,
         tagged: bool,
     },
+    /// The values of a recursion target or of a recursion node.
+    Recursive(Box<Indirect<Value>>),
 }
 
 /// Registers a leaf column of integer words, each made a value by `to_value` in the batch.
@@ -67,7 +69,13 @@ fn unsigned(value: u128) -> Value {
     Value::Unsigned(value)
 }
 
+/// The decoder of the `count` values of `node`, a child: through the pool of a recursion target
+/// where the file has one.
 fn build(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Dyn, DecodeError> {
+    if count > 0 && (node.node_type() == NodeType::Recursion || node.recursions().next().is_some())
+    {
+        return Ok(Dyn::Recursive(Box::new(Indirect::new(node, count, ctx)?)));
+    }
     crate::stack::deeper(|| build_here(node, count, ctx))
 }
 
@@ -192,6 +200,8 @@ fn build_here(
                 tagged,
             }
         }
+        // With values, `build` takes them out of the target's pool.
+        NodeType::Recursion => Dyn::Null,
     })
 }
 
@@ -262,6 +272,7 @@ impl Dyn {
                     None => Value::Null,
                 }
             }
+            Dyn::Recursive(values) => values.next(),
         }
     }
 }
@@ -272,7 +283,12 @@ impl ValueDecoder<Value> for DynDecoder {
         count: usize,
         ctx: &mut DecodeContext<'_>,
     ) -> Result<Self, DecodeError> {
-        Ok(DynDecoder(build(node, count, ctx)?))
+        // A recursion target's values are pooled, unless this is the decoder of all of them
+        // that the pool's `Indirect` builds.
+        Ok(DynDecoder(match ctx.lends_pool_for(node) {
+            true => crate::stack::deeper(|| build_here(node, count, ctx))?,
+            false => build(node, count, ctx)?,
+        }))
     }
 
     fn next(&mut self) -> Value {
