@@ -1207,11 +1207,11 @@ fn files_written_now_declare_the_lowest_version_that_holds_them() {
 }
 
 /// At most this many bit flips per file. A file of more bits has every `stride`-th bit flipped,
-/// with an odd stride so that every bit position within a byte is reached. With the 29 files
-/// checked in (38 KB), that is every bit of the 13 files up to 650 bytes and 1 in 3 to 1 in 9 of
-/// the 16 larger ones: 89,446 flips and 38,037 truncations, each decoded six ways (as its type
-/// and as a `Value`, with and without checksums, and through `size_breakdown`, with and without
-/// decompressing zstd frames), about 60 s of CPU in a debug build (30 s on two threads).
+/// with an odd stride so that every bit position within a byte is reached: every bit of the
+/// files up to 750 bytes and a sample of the larger ones, each corruption (and every truncation)
+/// decoded six ways (as its type and as a `Value`, with and without checksums, and through
+/// `size_breakdown`, with and without decompressing zstd frames). With the 37 files checked in
+/// (83 KB) it is the slowest test: about 5 minutes in a debug build on two shared cores.
 const MAX_FLIPS_PER_FILE: usize = 6_000;
 
 /// Decodes `bytes`, a corruption of the golden file of `case` whose `Value` is `value`, in every

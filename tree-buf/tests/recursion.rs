@@ -453,3 +453,26 @@ fn a_value_field_reads_a_recursive_field() {
     let text = format!("{:?}", read.body);
     assert!(text.contains("Null"), "{text}");
 }
+
+#[test]
+fn borrowed_recursive_types_encode() {
+    #[derive(Encode)]
+    struct Borrowed<'a> {
+        label: &'a str,
+        weight: u32,
+        children: Vec<Borrowed<'a>>,
+    }
+    let names = ["root".to_owned(), "leaf".to_owned()];
+    let borrowed = Borrowed {
+        label: &names[0],
+        weight: 1,
+        children: vec![Borrowed {
+            label: &names[1],
+            weight: 2,
+            children: vec![],
+        }],
+    };
+    let owned: Tree = decode(&encode(&borrowed)).unwrap();
+    assert_eq!(owned.children[0].label, "leaf");
+    assert_eq!(owned.weight + owned.children[0].weight, 3);
+}

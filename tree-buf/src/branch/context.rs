@@ -580,7 +580,8 @@ impl<'a> DecodeContext<'a> {
         target: NodeRef<'_>,
         outer: usize,
     ) -> Result<Recursion, DecodeError> {
-        (self.budget.require(Version::RECURSION, "a recursion node"))?;
+        self.budget
+            .require(Version::RECURSION, "a recursion node")?;
         let mut total = outer;
         for node in target.recursions() {
             let count = recursion::count(self.branch(node)?)
