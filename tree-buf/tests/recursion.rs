@@ -309,28 +309,29 @@ fn archives_of_recursive_rows_round_trip() {
     assert_eq!(values.len(), rows.len());
 }
 
-#[test]
-fn files_read_as_values_and_by_path() {
-    let tree = Tree {
+/// A root with two children, the first of which has one.
+fn sample_tree() -> Tree {
+    let leaf = |label: &str, weight| Tree {
+        label: label.into(),
+        weight,
+        children: vec![],
+    };
+    Tree {
         label: "root".into(),
         weight: 1,
         children: vec![
             Tree {
-                label: "a".into(),
-                weight: 2,
-                children: vec![Tree {
-                    label: "a1".into(),
-                    weight: 3,
-                    children: vec![],
-                }],
+                children: vec![leaf("a1", 3)],
+                ..leaf("a", 2)
             },
-            Tree {
-                label: "b".into(),
-                weight: 4,
-                children: vec![],
-            },
+            leaf("b", 4),
         ],
-    };
+    }
+}
+
+#[test]
+fn files_read_as_values_and_by_path() {
+    let tree = sample_tree();
     let bytes = encode(&tree);
     // As a `Value`, and back into the type through one.
     let value = decode::<Value>(&bytes).unwrap();
@@ -395,22 +396,10 @@ fn recursive_types_read_each_others_files() {
         label: String,
         children: Vec<Box<Labels>>,
     }
-    let tree = Tree {
-        label: "root".into(),
-        weight: 1,
-        children: vec![
-            Tree {
-                label: "a".into(),
-                weight: 2,
-                children: vec![Tree::default()],
-            },
-            Tree::default(),
-        ],
-    };
-    let labels: Labels = decode(&encode(&tree)).unwrap();
-    let leaf = || {
+    let labels: Labels = decode(&encode(&sample_tree())).unwrap();
+    let leaf = |label: &str| {
         Box::new(Labels {
-            label: String::new(),
+            label: label.into(),
             children: vec![],
         })
     };
@@ -420,10 +409,10 @@ fn recursive_types_read_each_others_files() {
             label: "root".into(),
             children: vec![
                 Box::new(Labels {
-                    label: "a".into(),
-                    children: vec![leaf()],
+                    children: vec![leaf("a1")],
+                    ..*leaf("a")
                 }),
-                leaf(),
+                leaf("b"),
             ],
         }
     );
