@@ -123,15 +123,18 @@ pub enum EncodeErrorKind {
 /// Why encoding failed, and at which schema path.
 ///
 /// ```
-/// use tree_buf::{try_encode, EncodeErrorKind, Value};
+/// # #[cfg(feature = "serde")] {
+/// use tree_buf::{EncodeErrorKind, Value};
 ///
-/// // Schemaless values take a schema level per level of nesting (recursive Rust types do not).
+/// // Through serde, values take a schema level per level of nesting (the derive's recursive
+/// // types and whole `Value`s do not).
 /// let mut value = Value::Null;
 /// for _ in 0..300 {
 ///     value = Value::Array(vec![value]);
 /// }
-/// let err = try_encode(&value).unwrap_err();
+/// let err = tree_buf::serde::to_vec(&value).unwrap_err();
 /// assert_eq!(err.kind(), EncodeErrorKind::DepthLimit);
+/// # }
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodeError {

@@ -108,10 +108,11 @@ pub mod prelude {
 /// # Panics
 ///
 /// Exactly when [`try_encode`] returns an error, which happens only when the value's schema nests
-/// deeper than [`MAX_DEPTH`] levels: a [`Value`] that deep, such as JSON with 256 levels of
-/// nested arrays (see [`MAX_DEPTH`] for how levels count). A recursive Rust type (a linked list,
-/// a tree) counts its levels once, however deep its values. Use [`try_encode`] for values whose depth the program does not control; the
-/// writers of [`Value`]s, [`ValueWriter`] and [`ArrayWriter`], return the error too.
+/// deeper than [`MAX_DEPTH`] levels (see there for how levels count): a type that is not
+/// recursive but nested that deep. A recursive Rust type (a linked list, a tree) counts its
+/// levels once, however deep its values, and so does a [`Value`] given whole, such as JSON with
+/// ten thousand levels of nested arrays. A [`ValueWriter`], which takes values piece by piece,
+/// gives them a schema level per level and returns the error for one nested too deep.
 ///
 /// ```
 /// let bytes = tree_buf::encode(&vec!["a", "b"]);

@@ -6,9 +6,12 @@ use crate::encodings::Settings;
 ///
 /// Every struct, sequence, option, map, tuple and enum level counts one; `Box`, `Rc`, `Arc` and
 /// newtype structs are transparent. A recursive type counts its levels once: every depth of its
-/// values shares the schema of the type (see [`DecodeOptions::depth_limit`] for the data's depth). A [`Value`](crate::Value) counts one per level of arrays,
-/// objects, variants and maps, and one more where a place is optional (it holds nulls, or a field
-/// some objects lack) or holds values of several kinds (a union). A value nested deeper fails to encode with
+/// values shares the schema of the type (see [`DecodeOptions::depth_limit`] for the data's
+/// depth). A [`Value`](crate::Value) counts one per level of arrays, objects, variants and
+/// maps, and one more where a place is optional (it holds nulls, or a field some objects lack)
+/// or holds values of several kinds (a union); a `Value` given whole keeps its levels below the
+/// 48th in one recursive place, so only values given piece by piece reach the limit. A value
+/// nested deeper fails to encode with
 /// [`EncodeErrorKind::DepthLimit`](crate::EncodeErrorKind::DepthLimit), and a file whose schema
 /// nests deeper fails to decode with [`DecodeErrorKind::LimitExceeded`](crate::DecodeErrorKind),
 /// so neither ever overflows the stack.

@@ -1,6 +1,9 @@
 //! `Buffer` writes exactly the bytes of the free functions, whatever it encoded before, and
 //! decodes what they decode.
 
+// `nested!` below nests a type and a value once per token it is given.
+#![recursion_limit = "1024"]
+
 use std::collections::HashMap;
 use std::fmt::Debug;
 
@@ -113,12 +116,31 @@ fn a_value_after_a_larger_one_gets_its_own_bytes() {
     }
 }
 
+/// A type, or a value of it, nested once per token after the `;`: `Vec` in `Vec`.
+macro_rules! nested {
+    (type $inner:ty;) => { $inner };
+    (type $inner:ty; $_level:tt $($levels:tt)*) => { nested!(type Vec<$inner>; $($levels)*) };
+    (value $inner:expr;) => { $inner };
+    (value $inner:expr; $_level:tt $($levels:tt)*) => { nested!(value vec![$inner]; $($levels)*) };
+}
+
+/// A type whose schema nests past [`tree_buf::MAX_DEPTH`]: 260 levels of `Vec`.
+macro_rules! too_deep {
+    ($kind:ident $inner:tt) => {
+        nested!($kind $inner;
+            a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a
+            a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a
+            a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a
+            a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a
+            a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a
+            a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a
+            a a a a a a a a a a a a a a a a a a a a)
+    };
+}
+
 #[test]
 fn a_failed_call_leaves_the_buffer_usable() {
-    let mut deep = Value::Null;
-    for _ in 0..tree_buf::MAX_DEPTH {
-        deep = Value::Array(vec![deep]);
-    }
+    let deep: too_deep!(type u8) = too_deep!(value 7u8);
     let mut buffer = Buffer::new();
     same_bytes(&mut buffer, &readings(50));
     let error = buffer

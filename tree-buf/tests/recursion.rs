@@ -465,3 +465,154 @@ fn borrowed_recursive_types_encode() {
     assert_eq!(owned.children[0].label, "leaf");
     assert_eq!(owned.weight + owned.children[0].weight, 3);
 }
+
+/// Takes `value` apart level by level: a derived `Drop` of a value nested thousands deep would
+/// recurse once per level.
+fn dismantle(value: Value) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(entries) => stack.extend(entries.into_iter().map(|(_, v)| v)),
+            Value::Variant(_, content) => stack.push(*content),
+            Value::Map(entries) => stack.extend(entries.into_iter().flat_map(|(k, v)| [k, v])),
+            _ => {}
+        }
+    }
+}
+
+/// A value nested `depth` levels: arrays, objects (one with a repeated name), maps and
+/// variants in turn, with scalars beside them.
+fn deep_value(depth: usize) -> Value {
+    let mut value = Value::String("bottom".into());
+    for level in 0..depth {
+        value = match level % 4 {
+            0 => Value::Array(vec![Value::Unsigned(level as u128), value, Value::Null]),
+            1 => Value::Object(vec![
+                ("level".into(), Value::Signed(-(level as i128))),
+                ("next".into(), value),
+                ("level".into(), Value::Bool(true)),
+            ]),
+            2 => Value::Map(vec![(Value::Float(level as f64), value)]),
+            _ => Value::Variant("wrapped".into(), Box::new(value)),
+        };
+    }
+    value
+}
+
+#[test]
+fn values_nested_10_000_deep_round_trip() {
+    on_small_stack(|| {
+        let value = deep_value(10_000);
+        let bytes = encode(&value);
+        // Compared level by level (of a repeated name, the writer keeps the first value).
+        let back = decode::<Value>(&bytes).unwrap();
+        let (mut expected, mut got) = (value, back);
+        let mut levels = 0;
+        loop {
+            let next = |value: &mut Value| -> Option<Value> {
+                match value {
+                    Value::Array(items) => Some(std::mem::take(&mut items[1])),
+                    Value::Object(entries) => Some(std::mem::take(&mut entries[1].1)),
+                    Value::Map(entries) => Some(std::mem::take(&mut entries[0].1)),
+                    Value::Variant(_, content) => Some(std::mem::take(&mut **content)),
+                    _ => None,
+                }
+            };
+            let (a, b) = (next(&mut expected), next(&mut got));
+            if let Value::Object(entries) = &mut expected {
+                // Of the repeated name, the first value is kept.
+                entries.truncate(2);
+            }
+            assert_eq!(
+                format!("{expected:?}"),
+                format!("{got:?}"),
+                "at level {levels}"
+            );
+            match (a, b) {
+                (Some(a), Some(b)) => (expected, got) = (a, b),
+                (None, None) => break,
+                _ => panic!("the values differ in depth at level {levels}"),
+            }
+            levels += 1;
+        }
+        assert_eq!(levels, 10_000);
+        let err = decode_with_options::<Value>(&bytes, &DecodeOptions::default().depth_limit(100))
+            .unwrap_err();
+        assert_eq!(err.kind(), DecodeErrorKind::LimitExceeded);
+    });
+}
+
+#[test]
+fn json_nested_10_000_levels_round_trips() {
+    on_small_stack(|| {
+        // What `[[[ ... ]]]` parses to.
+        let depth = 10_000;
+        let value = (1..depth).fold(Value::Array(vec![]), |inner, _| Value::Array(vec![inner]));
+        let back = decode::<Value>(&encode(&value)).unwrap();
+        let mut levels = 1;
+        let mut at = &back;
+        while let Value::Array(items) = at {
+            match items.first() {
+                Some(item) => at = item,
+                None => break,
+            }
+            levels += 1;
+        }
+        assert_eq!(levels, depth);
+        dismantle(back);
+        dismantle(value);
+    });
+}
+
+#[test]
+fn archives_of_values_keep_one_level_per_level() {
+    use tree_buf::archive::{Archive, ArchiveWriter};
+    // Deeper than the whole values a file of one value writes with recursion nodes, which an
+    // archive of version 4 does not have.
+    let rows = vec![deep_value(60), deep_value(3)];
+    let mut bytes = Vec::new();
+    let mut writer = ArchiveWriter::<Value, _>::new(&mut bytes).unwrap();
+    for row in &rows {
+        writer.push(row).unwrap();
+    }
+    writer.finish().unwrap();
+    assert_eq!(bytes[4], 4);
+    let back = Archive::from_bytes(&bytes)
+        .unwrap()
+        .decode_all::<Value>()
+        .unwrap();
+    assert_eq!(back.len(), 2);
+    // The one-value file of the deep row holds recursion nodes.
+    assert_eq!(encode(&rows[0])[4], 6);
+}
+
+#[test]
+fn one_encoder_type_for_several_value_types_recurs_by_both() {
+    use std::collections::VecDeque;
+    // `SeqEncoder<Node>` takes both `Vec<Node>` and `VecDeque<Node>`, each here behind a
+    // pointer, whose encoder is that of what it points to.
+    #[derive(Encode, Decode, Debug, PartialEq, Default)]
+    #[allow(clippy::box_collection)]
+    struct Node {
+        value: u8,
+        listed: Box<Vec<Node>>,
+        queued: Box<VecDeque<Node>>,
+    }
+    let leaf = |value| Node {
+        value,
+        ..Node::default()
+    };
+    let node = Node {
+        value: 1,
+        listed: Box::new(vec![
+            leaf(2),
+            Node {
+                queued: Box::new(VecDeque::from([leaf(4)])),
+                ..leaf(3)
+            },
+        ]),
+        queued: Box::new(VecDeque::from([leaf(5)])),
+    };
+    round_trip(&node);
+}

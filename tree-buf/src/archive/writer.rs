@@ -13,7 +13,7 @@ use crate::error::{DecodeError, DecodeErrorKind};
 use crate::file::{write_head, Parts, WriteScratch, ARCHIVE};
 use crate::schema::SchemaTree;
 use crate::types::{builds_recursion, Encode, ValueEncoder};
-use crate::value::{DynEncoder, Value};
+use crate::value::{level_by_level, DynEncoder, Value};
 
 /// Rows between checks of how many bytes the chunk's columns take.
 const SIZE_CHECK_ROWS: usize = 64;
@@ -162,7 +162,12 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
 
     /// Adds a row; writes a chunk once the rows collected reach the options' chunk size.
     pub fn push(&mut self, row: &T) -> Result<(), ArchiveError> {
-        self.encoder.push(row);
+        match self.layout.version < Version::RECURSION {
+            // `Value`s nested deep would otherwise hold recursion nodes, which this archive's
+            // version does not have.
+            true => level_by_level(|| self.encoder.push(row)),
+            false => self.encoder.push(row),
+        }
         self.rows += 1;
         let full = self.rows >= self.options.chunk_rows
             || (self.rows.is_multiple_of(SIZE_CHECK_ROWS)

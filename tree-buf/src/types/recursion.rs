@@ -3,7 +3,8 @@
 //! A recursive type reaches itself again through an indirection: a pointer (`Box<List>` inside
 //! `List`), the items of a sequence (`Vec<Tree>` inside `Tree`) or a map's keys or values. Those
 //! places hold a [`Lazy`] child encoder. When the encoders of a type are built, a `Lazy` whose
-//! encoder type is already being built above it becomes a *back-reference* to that ancestor, which
+//! encoder, for the same type of values, is already being built above it becomes a
+//! *back-reference* to that ancestor, which
 //! becomes an *anchor*: its node in the schema holds the values of every depth, and the
 //! back-reference writes a recursion node that refers to it, with the position of each of its
 //! values among the anchor's. So the schema is the size of the type, and depth is a property of
@@ -35,7 +36,9 @@ type AnchorId = u64;
 /// An encoder being built by [`Lazy::new`], which a `Lazy` below it with the same encoder type
 /// refers back to.
 struct Building {
-    encoder: TypeId,
+    /// The encoder's type and that of the values it takes: one encoder type may take several
+    /// (`SeqEncoder<T>` takes `Vec<T>` and `VecDeque<T>`), and only the same pair recurs.
+    encoder: (TypeId, TypeId),
     /// Set once some `Lazy` below refers back to it.
     anchor: Option<AnchorId>,
 }
@@ -123,8 +126,7 @@ struct Back {
     anchor: AnchorId,
     positions: Vec<u64>,
     /// Whether a value reached it that its anchor had not placed (a value whose contents
-    /// changed between the scouting and the placing, through interior mutability), or of
-    /// another type than the anchor's.
+    /// changed between the scouting and the placing, through interior mutability).
     lost: bool,
 }
 
@@ -135,19 +137,14 @@ impl<E> Lazy<E> {
     where
         E: ValueEncoder<T>,
     {
-        let encoder_type = typeid::of::<E>();
+        let encoder_type = (typeid::of::<E>(), typeid::of::<T>());
         let anchor = BUILDING.with(|building| {
             let mut building = building.borrow_mut();
             let ancestor = building
                 .iter_mut()
                 .rev()
                 .find(|ancestor| ancestor.encoder == encoder_type)?;
-            Some(*ancestor.anchor.get_or_insert_with(|| {
-                NEXT_ANCHOR.with(|next| {
-                    next.set(next.get() + 1);
-                    next.get()
-                })
-            }))
+            Some(*ancestor.anchor.get_or_insert_with(new_anchor))
         });
         let role = match anchor {
             Some(anchor) => Role::Back(Back {
@@ -245,8 +242,7 @@ impl<E> Lazy<E> {
             Role::Back(back) if back.lost => Err(EncodeError::new(
                 EncodeErrorKind::Custom,
                 out.path(),
-                "a recursive value changed while it was encoded, or holds a value of another \
-                 type through the same encoder",
+                "a recursive value changed while it was encoded",
             )),
             Role::Back(back) if !back.positions.is_empty() => {
                 out.recursion(back.anchor, back.positions)
@@ -254,6 +250,14 @@ impl<E> Lazy<E> {
             _ => out.void(),
         }
     }
+}
+
+/// A new anchor's id, for the recursion nodes that refer to it.
+pub(crate) fn new_anchor() -> AnchorId {
+    NEXT_ANCHOR.with(|next| {
+        next.set(next.get() + 1);
+        next.get()
+    })
 }
 
 /// Runs `build`, which builds encoders, and says whether it built an anchor: whether the type it
@@ -267,7 +271,7 @@ pub(crate) fn builds_recursion<E>(build: impl FnOnce() -> E) -> (E, bool) {
 /// An encoder of type `E` for `T` at `depth`, built with its type on the stack of types being
 /// built (as `anchor`, if given); and the anchor that a back-reference below made it, if any.
 fn build<T: ?Sized, E: ValueEncoder<T>>(
-    encoder_type: TypeId,
+    encoder_type: (TypeId, TypeId),
     anchor: Option<AnchorId>,
     depth: usize,
 ) -> (E, Option<AnchorId>) {

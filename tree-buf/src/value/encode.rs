@@ -8,7 +8,13 @@
 //!
 //! Values arrive whole, as [`Value`]s, or piece by piece from a serde `Deserializer` (see
 //! `stream.rs`); both go through the same `Slot` and `Object` methods.
+//!
+//! Values that arrive whole may nest deeper than the schema may (JSON of arrays in arrays ten
+//! thousand deep): a slot [`DEEP`] levels down holds the values of every depth below it too, each
+//! after those it holds, and the slots below it are recursion nodes that name them by position
+//! (see `docs/FORMAT.md`, Recursion). Streamed values keep one slot per level.
 
+use std::cell::{Cell, RefCell};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
@@ -18,11 +24,48 @@ use crate::encodings::string::StrColumn;
 use crate::error::EncodeError;
 use crate::options::{EncodeOptions, MAX_DEPTH};
 use crate::schema::NodeType;
-use crate::types::ValueEncoder;
+use crate::types::{new_anchor, ValueEncoder};
 
 /// Collects [`Value`]s into columns, inferring the schema.
 #[derive(Debug)]
 pub struct DynEncoder(Slot);
+
+/// The depth of the slots that hold, of values that arrive whole, those of every depth below
+/// them: deep enough that real data rarely reaches it, shallow enough that its schema (up to
+/// three nodes a level: an option, a union and the kind) stays within `MAX_DEPTH`.
+const DEEP: usize = 48;
+
+/// An anchor placing its values: its id, and the positions at which the values it placed so far
+/// went, by address, for the recursion slots below it to name them.
+struct Placing {
+    anchor: u64,
+    positions: HashMap<*const Value, Vec<u64>>,
+}
+
+thread_local! {
+    static PLACING: RefCell<Option<Placing>> = const { RefCell::new(None) };
+    /// Set while values go where recursion nodes may not (an archive that declares a format
+    /// version before them): one slot per level, as streamed values get.
+    static LEVEL_BY_LEVEL: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `push` with whole values given one slot per level, however deep, as before format
+/// version 6.
+pub(crate) fn level_by_level<R>(push: impl FnOnce() -> R) -> R {
+    let outer = LEVEL_BY_LEVEL.with(|flag| flag.replace(true));
+    let pushed = push();
+    LEVEL_BY_LEVEL.with(|flag| flag.set(outer));
+    pushed
+}
+
+/// The values of a recursion slot: positions among its anchor's values.
+#[derive(Debug)]
+struct Recursion {
+    anchor: u64,
+    positions: Vec<u64>,
+    /// Whether a value came that the anchor had not placed (a bug, reported on finish).
+    lost: bool,
+}
 
 /// Every value found at one path.
 #[derive(Debug, Default)]
@@ -39,6 +82,11 @@ pub(super) struct Slot {
     discriminants: Option<Vec<u32>>,
     /// Set when a value nested deeper than the limit; reported on finish.
     too_deep: bool,
+    /// For a slot [`DEEP`] levels down that took whole values: its anchor id and how many
+    /// values it placed.
+    anchor: Option<(u64, u64)>,
+    /// For a slot below such an anchor: the positions of its values among the anchor's.
+    recursion: Option<Recursion>,
 }
 
 /// The values of one kind at one path.
@@ -331,12 +379,7 @@ impl Kind {
 
     /// An empty kind.
     fn new(kind: KindName, depth: usize) -> Kind {
-        let child = || {
-            Box::new(Slot {
-                depth: depth + 1,
-                ..Slot::default()
-            })
-        };
+        let child = || Box::new(Slot::below(depth + 1));
         match kind {
             KindName::Null => Kind::Null(0),
             KindName::Bool => Kind::Bool(Vec::new()),
@@ -512,6 +555,26 @@ fn same_in_every_row<T: Copy + PartialEq>(
         .then(|| first.to_vec())
 }
 
+/// The values `value` holds, in the order its push takes them: of an object's fields that repeat
+/// a name, only the first (as [`Object::field`] takes them).
+fn held(value: &Value) -> Vec<&Value> {
+    match value {
+        Value::Array(items) => items.iter().collect(),
+        Value::Object(entries) => {
+            let mut names = HashSet::new();
+            (entries.iter())
+                .filter(|(name, _)| names.insert(name.as_str()))
+                .map(|(_, entry)| entry)
+                .collect()
+        }
+        Value::Variant(_, content) => vec![&**content],
+        Value::Map(entries) => (entries.iter())
+            .flat_map(|(key, entry)| [key, entry])
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 impl Slot {
     /// About how many bytes the slot's columns take.
     pub(super) fn bytes(&self) -> usize {
@@ -547,11 +610,83 @@ impl Slot {
     /// A slot for a field that was missing from the first `len` objects.
     fn absent(len: usize, depth: usize) -> Slot {
         Slot {
-            depth,
             field: true,
             len,
             presence: (len > 0).then(|| vec![false; len]),
+            ..Slot::below(depth)
+        }
+    }
+
+    /// A slot for the values below those of a slot at `depth - 1`: a recursion slot if that
+    /// slot is an anchor placing its values.
+    fn below(depth: usize) -> Slot {
+        let anchor = (depth == DEEP + 1)
+            .then(|| PLACING.with(|placing| placing.borrow().as_ref().map(|p| p.anchor)))
+            .flatten();
+        Slot {
+            depth,
+            recursion: anchor.map(|anchor| Recursion {
+                anchor,
+                positions: Vec::new(),
+                lost: false,
+            }),
             ..Slot::default()
+        }
+    }
+
+    /// Takes `root`, which arrived whole, and every value below it, each after those it holds:
+    /// this slot is an anchor [`DEEP`] levels down.
+    fn push_tree(&mut self, root: &Value) {
+        let (anchor, mut placed) = *self.anchor.get_or_insert_with(|| (new_anchor(), 0));
+        let mut order: Vec<&Value> = Vec::new();
+        let mut stack: Vec<(&Value, Vec<&Value>, usize)> = vec![(root, held(root), 0)];
+        while let Some((value, children, next)) = stack.last_mut() {
+            match children.get(*next) {
+                Some(&child) => {
+                    *next += 1;
+                    stack.push((child, held(child), 0));
+                }
+                None => {
+                    order.push(value);
+                    stack.pop();
+                }
+            }
+        }
+        let outer = PLACING.with(|placing| {
+            placing.replace(Some(Placing {
+                anchor,
+                positions: HashMap::new(),
+            }))
+        });
+        for value in order {
+            self.push_here(value);
+            PLACING.with(|placing| {
+                if let Some(placing) = placing.borrow_mut().as_mut() {
+                    placing.positions.entry(value).or_default().push(placed);
+                }
+            });
+            placed += 1;
+        }
+        PLACING.with(|placing| placing.replace(outer));
+        self.anchor = Some((anchor, placed));
+    }
+
+    /// Takes `value`, placed by this recursion slot's anchor, by its position.
+    fn refer(&mut self, value: &Value) {
+        self.len += 1;
+        if let Some(presence) = &mut self.presence {
+            presence.push(true);
+        }
+        let position = PLACING.with(|placing| {
+            (placing.borrow_mut().as_mut())
+                .and_then(|placing| placing.positions.get_mut(&(value as *const Value)))
+                .and_then(Vec::pop)
+        });
+        if let Some(recursion) = &mut self.recursion {
+            match position {
+                Some(position) => recursion.positions.push(position),
+                None => recursion.lost = true,
+            }
         }
     }
 
@@ -688,6 +823,12 @@ impl Slot {
     }
 
     fn push(&mut self, value: &Value) {
+        if self.recursion.is_some() {
+            return self.refer(value);
+        }
+        if self.depth == DEEP && !LEVEL_BY_LEVEL.with(Cell::get) {
+            return self.push_tree(value);
+        }
         crate::stack::deeper(|| self.push_here(value));
     }
 
@@ -728,13 +869,7 @@ impl Slot {
                 } = slot.begin(KindName::Variant)
                 {
                     let variant = *index.entry(name.clone()).or_insert_with(|| {
-                        variants.push((
-                            name.clone(),
-                            Slot {
-                                depth: depth + 1,
-                                ..Slot::default()
-                            },
-                        ));
+                        variants.push((name.clone(), Slot::below(depth + 1)));
                         variants.len() - 1
                     });
                     discriminants.push(variant as u32);
@@ -817,8 +952,36 @@ impl Slot {
             presence,
             mut kinds,
             discriminants,
+            anchor,
+            recursion,
             ..
         } = self;
+        if let Some(recursion) = recursion {
+            if recursion.lost {
+                return Err(EncodeError::new(
+                    crate::error::EncodeErrorKind::Custom,
+                    out.path(),
+                    "a nested value reached a recursion slot its anchor had not placed",
+                ));
+            }
+            let write = |out: &mut SchemaWriter| match recursion.positions.is_empty() {
+                true => out.void(),
+                false => out.recursion(recursion.anchor, recursion.positions),
+            };
+            return match presence {
+                Some(presence) => out.option(presence, write),
+                None => write(out),
+            };
+        }
+        if let Some((anchor, _)) = anchor {
+            let slot = Slot {
+                presence,
+                kinds,
+                discriminants,
+                ..Slot::default()
+            };
+            return out.recursion_target(anchor, |out| slot.finish_here(out));
+        }
         let write_kinds = move |out: &mut SchemaWriter| match (kinds.len(), kinds.pop()) {
             (_, None) => out.void(),
             (1, Some(kind)) => kind.finish(out),

@@ -9,6 +9,7 @@ mod serde_support;
 mod stream;
 
 pub use decode::DynDecoder;
+pub(crate) use encode::level_by_level;
 pub use encode::{ArrayWriter, DynEncoder};
 pub use stream::ValueWriter;
 
