@@ -282,22 +282,23 @@ fn nested(depth: usize) -> Value {
 }
 
 #[test]
-fn values_nested_to_the_limit_round_trip_and_deeper_ones_are_errors() {
-    // On a small stack: each level takes kilobytes in a debug build.
-    std::thread::Builder::new()
-        .stack_size(256 * 1024)
-        .spawn(|| {
-            let deepest = nested(tree_buf::MAX_DEPTH - 1);
-            assert_eq!(decode::<Value>(&encode(&deepest)).unwrap(), deepest);
-            let err = tree_buf::try_encode(&nested(tree_buf::MAX_DEPTH)).unwrap_err();
-            assert_eq!(err.kind(), EncodeErrorKind::DepthLimit);
-        })
-        .unwrap()
-        .join()
-        .unwrap();
-    // Encoding stops at the limit; dropping the value is Rust's own recursion.
-    let err = tree_buf::try_encode(&nested(5_000)).unwrap_err();
-    assert_eq!(err.kind(), EncodeErrorKind::DepthLimit);
+fn values_nested_past_the_schemas_limit_round_trip() {
+    for depth in [tree_buf::MAX_DEPTH - 1, tree_buf::MAX_DEPTH, 5_000] {
+        // Encoded and decoded on a small stack, since each level of the first 48 takes
+        // kilobytes in a debug build; compared as JSON text (written without recursion) and
+        // dropped on the test's larger stack, since those are Rust's own recursion.
+        let (value, back) = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let value = nested(depth);
+                let back = decode::<Value>(&encode(&value)).unwrap();
+                (value, back)
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(text(&back), text(&value), "{depth} levels");
+    }
 }
 
 /// JSON arrays nested `depth` deep around an integer, as a `serde_json::Value` (which, unlike
@@ -309,13 +310,9 @@ fn nested_json(depth: usize) -> serde_json::Value {
 }
 
 #[test]
-fn json_nested_300_deep_is_an_error_at_every_entry_point_never_a_panic() {
+fn json_nested_300_deep_encodes_whole_and_is_an_error_streamed() {
     let deep = nested_json(300);
     let options = EncodeOptions::default();
-    let is_depth_limit = |result: Result<Vec<u8>, tree_buf::EncodeError>| {
-        let err = result.expect_err("300 levels are more than MAX_DEPTH");
-        assert_eq!(err.kind(), EncodeErrorKind::DepthLimit, "{err}");
-    };
 
     // Into a `Value`, through serde; back out as JSON text.
     let value: Value = serde_json::from_value(deep.clone()).unwrap();
@@ -324,24 +321,30 @@ fn json_nested_300_deep_is_an_error_at_every_entry_point_never_a_panic() {
     // serde_json's own parser stops at 128 levels, with an error.
     assert!(serde_json::from_str::<Value>(&text).is_err());
 
-    is_depth_limit(tree_buf::try_encode(&value));
-    is_depth_limit(tree_buf::encode_with_options(&value, &options));
-    // `encode` panics exactly where `try_encode` is an error, as documented.
-    assert!(std::panic::catch_unwind(|| encode(&value)).is_err());
-
-    // Streamed from a deserializer.
-    let writer = ValueWriter::read(deep.clone()).unwrap();
-    is_depth_limit(writer.finish(&options));
-    assert!(ValueWriter::read(&mut serde_json::Deserializer::from_str(&text)).is_err());
-
-    // As one item of an array written item by item, also an object's field.
+    // Whole, it encodes: the levels below the 48th share one recursive place.
+    let round_trip = |bytes: Vec<u8>| decode::<Value>(&bytes).unwrap();
+    assert_eq!(round_trip(tree_buf::try_encode(&value).unwrap()), value);
+    assert_eq!(
+        round_trip(tree_buf::encode_with_options(&value, &options).unwrap()),
+        value
+    );
+    // So does an array written item by item, and an object's field.
     let mut writer = ArrayWriter::new();
     writer.push(&Value::Unsigned(1));
     writer.push(&value);
-    is_depth_limit(writer.finish(&options));
+    let items = round_trip(writer.finish(&options).unwrap());
+    assert_eq!(items, Value::Array(vec![Value::Unsigned(1), value.clone()]));
     let mut writer = ArrayWriter::with_fields(["deep"]);
     writer.push(&Value::Object(vec![("deep".into(), value.clone())]));
-    is_depth_limit(writer.finish(&options));
+    assert!(writer.finish(&options).is_ok());
+
+    // Streamed from a deserializer, a level at a time, it is past the schema's limit.
+    let writer = ValueWriter::read(deep.clone()).unwrap();
+    let err = writer
+        .finish(&options)
+        .expect_err("300 levels are more than MAX_DEPTH");
+    assert_eq!(err.kind(), EncodeErrorKind::DepthLimit, "{err}");
+    assert!(ValueWriter::read(&mut serde_json::Deserializer::from_str(&text)).is_err());
 
     #[cfg(feature = "json")]
     {
@@ -362,11 +365,12 @@ fn conversions_of_values_far_deeper_than_any_file_do_not_overflow_the_stack() {
             let value: Value = serde_json::from_value(nested_json(DEPTH)).unwrap();
             let text = text(&value);
             assert_eq!(text.matches('[').count(), DEPTH);
-            let err = tree_buf::try_encode(&value).unwrap_err();
-            assert_eq!(err.kind(), EncodeErrorKind::DepthLimit);
+            // Encoding and decoding do not recurse on the data either.
+            let bytes = tree_buf::try_encode(&value).unwrap();
+            std::mem::forget(decode::<Value>(&bytes).unwrap());
             let mut writer = ArrayWriter::new();
             writer.push(&value);
-            assert!(writer.finish(&EncodeOptions::default()).is_err());
+            assert!(writer.finish(&EncodeOptions::default()).is_ok());
             std::mem::forget(serde_json::to_value(&value).unwrap());
             #[cfg(feature = "json")]
             std::mem::forget(Value::from(nested_json(DEPTH)));
