@@ -21,7 +21,7 @@ mod tuples;
 pub use derive_support::{
     check_unit, Discriminants, EnumNode, Missing, OrDefault, StructNode, TupleNode, UnitEncoder,
 };
-pub(crate) use recursion::{builds_recursion, new_anchor};
+pub(crate) use recursion::{builds_recursion, new_anchor, post_order, Back, Placed};
 pub use recursion::{Indirect, Lazy};
 
 pub(crate) use primitives::char_from_code;

@@ -60,12 +60,9 @@ struct Frame {
     /// The type of the values, which the back-references check before they report.
     values: TypeId,
     /// In [`Mode::Scout`] a `RefCell<Vec<*const T>>` collecting the values that reach the
-    /// back-references; in [`Mode::Place`] a `RefCell<Positions<T>>`.
+    /// back-references; in [`Mode::Place`] a `RefCell<Placed<T>>`.
     sink: *const (),
 }
-
-/// The positions at which the values placed so far were pushed, by address.
-type Positions<T> = HashMap<*const T, Vec<u64>>;
 
 thread_local! {
     static BUILDING: RefCell<Vec<Building>> = const { RefCell::new(Vec::new()) };
@@ -120,14 +117,92 @@ struct Anchor<E> {
     placed: u64,
 }
 
-/// A place whose encoder type an ancestor's is: its values go to that anchor.
+/// A back-reference: a place whose values go to an anchor above it, written as a recursion node
+/// with their positions among the anchor's values.
 #[derive(Debug)]
-struct Back {
+pub(crate) struct Back {
     anchor: AnchorId,
     positions: Vec<u64>,
     /// Whether a value reached it that its anchor had not placed (a value whose contents
     /// changed between the scouting and the placing, through interior mutability).
     lost: bool,
+}
+
+impl Back {
+    /// A back-reference to anchor `anchor`, no value yet.
+    pub(crate) fn new(anchor: AnchorId) -> Self {
+        Back {
+            anchor,
+            positions: Vec::new(),
+            lost: false,
+        }
+    }
+
+    /// Takes a value at `position` among the anchor's values; `None` if the anchor did not place
+    /// it, which fails [`Self::finish`].
+    pub(crate) fn record(&mut self, position: Option<u64>) {
+        match position {
+            Some(position) => self.positions.push(position),
+            None => self.lost = true,
+        }
+    }
+
+    /// Writes the recursion node, or `Void` when no value reached it.
+    pub(crate) fn finish(self, out: &mut SchemaWriter) -> EncodeResult {
+        if self.lost {
+            return Err(EncodeError::new(
+                EncodeErrorKind::Custom,
+                out.path(),
+                "a recursive value changed while it was encoded",
+            ));
+        }
+        match self.positions.is_empty() {
+            true => out.void(),
+            false => out.recursion(self.anchor, self.positions),
+        }
+    }
+}
+
+/// Where the values an anchor placed went: the positions of each, by address (a value reached
+/// twice, through a shared pointer, was placed twice).
+#[derive(Debug)]
+pub(crate) struct Placed<V: ?Sized>(HashMap<*const V, Vec<u64>>);
+
+impl<V: ?Sized> Placed<V> {
+    pub(crate) fn new() -> Self {
+        Placed(HashMap::new())
+    }
+
+    /// Notes that `value` was placed at `position`.
+    pub(crate) fn place(&mut self, value: *const V, position: u64) {
+        self.0.entry(value).or_default().push(position);
+    }
+
+    /// A position at which `value` was placed and that no back-reference took yet.
+    pub(crate) fn take(&mut self, value: *const V) -> Option<u64> {
+        self.0.get_mut(&value).and_then(Vec::pop)
+    }
+}
+
+/// The nodes of the tree below `root`, each after those it holds (post-order), in the order
+/// `held` gives each node's: walked with a stack of its own, so that no depth overflows.
+pub(crate) fn post_order<N: Copy>(root: N, mut held: impl FnMut(N) -> Vec<N>) -> Vec<N> {
+    let mut order = Vec::new();
+    let mut stack = vec![(root, held(root), 0)];
+    while let Some((node, children, next)) = stack.last_mut() {
+        match children.get(*next) {
+            Some(&child) => {
+                *next += 1;
+                let grandchildren = held(child);
+                stack.push((child, grandchildren, 0));
+            }
+            None => {
+                order.push(*node);
+                stack.pop();
+            }
+        }
+    }
+    order
 }
 
 impl<E> Lazy<E> {
@@ -147,11 +222,7 @@ impl<E> Lazy<E> {
             Some(*ancestor.anchor.get_or_insert_with(new_anchor))
         });
         let role = match anchor {
-            Some(anchor) => Role::Back(Back {
-                anchor,
-                positions: Vec::new(),
-                lost: false,
-            }),
+            Some(anchor) => Role::Back(Back::new(anchor)),
             None if depth >= MAX_DEPTH => Role::TooDeep,
             None => {
                 let (encoder, anchor) = build::<T, E>(encoder_type, None, depth);
@@ -239,14 +310,7 @@ impl<E> Lazy<E> {
                 let Anchor { id, encoder, .. } = *anchor;
                 out.recursion_target(id, |out| crate::stack::deeper(|| encoder.finish(out)))
             }
-            Role::Back(back) if back.lost => Err(EncodeError::new(
-                EncodeErrorKind::Custom,
-                out.path(),
-                "a recursive value changed while it was encoded",
-            )),
-            Role::Back(back) if !back.positions.is_empty() => {
-                out.recursion(back.anchor, back.positions)
-            }
+            Role::Back(back) => back.finish(out),
             _ => out.void(),
         }
     }
@@ -304,9 +368,7 @@ impl<E> Anchor<E> {
         E: ValueEncoder<T>,
     {
         let values = typeid::of::<T>();
-        // Post-order: every value after those it holds, in the order they are held.
-        let mut order: Vec<*const T> = Vec::new();
-        {
+        let order = {
             let found: RefCell<Vec<*const T>> = RefCell::new(Vec::new());
             let _entered = Entered::frame(Frame {
                 anchor: self.id,
@@ -315,45 +377,25 @@ impl<E> Anchor<E> {
                 sink: (&found as *const RefCell<Vec<*const T>>).cast(),
             });
             let scout = &mut self.scout;
-            let mut held = |value: *const T| {
+            post_order(root as *const T, |value| {
                 // SAFETY: `value` is `root` or was reported by a back-reference while the scout
                 // took apart a value held by `root`: it is held, through shared references, by
                 // `root`, which is borrowed for the whole of this call.
                 scout.push(unsafe { &*value });
                 std::mem::take(&mut *found.borrow_mut())
-            };
-            let mut stack: Vec<(*const T, Vec<*const T>, usize)> = Vec::new();
-            let root: *const T = root;
-            stack.push((root, held(root), 0));
-            while let Some((value, children, next)) = stack.last_mut() {
-                match children.get(*next) {
-                    Some(&child) => {
-                        *next += 1;
-                        let grandchildren = held(child);
-                        stack.push((child, grandchildren, 0));
-                    }
-                    None => {
-                        order.push(*value);
-                        stack.pop();
-                    }
-                }
-            }
-        }
-        let positions: RefCell<Positions<T>> = RefCell::new(HashMap::new());
+            })
+        };
+        let placed: RefCell<Placed<T>> = RefCell::new(Placed::new());
         let _entered = Entered::frame(Frame {
             anchor: self.id,
             mode: Mode::Place,
             values,
-            sink: (&positions as *const RefCell<Positions<T>>).cast(),
+            sink: (&placed as *const RefCell<Placed<T>>).cast(),
         });
         for value in order {
             // SAFETY: as above, every address in `order` is `root`'s or one of a value it holds.
             self.encoder.push(unsafe { &*value });
-            positions
-                .borrow_mut()
-                .entry(value)
-                .or_default()
-                .push(self.placed);
+            placed.borrow_mut().place(value, self.placed);
             self.placed += 1;
         }
     }
@@ -368,8 +410,7 @@ impl Back {
         ACTIVE.with(|active| {
             let active = active.borrow();
             let Some(at) = active.iter().rposition(|frame| frame.anchor == self.anchor) else {
-                self.lost = true;
-                return;
+                return self.record(None);
             };
             // A nested anchor scouting: a pass whose columns are thrown away.
             if active[at + 1..]
@@ -380,8 +421,7 @@ impl Back {
             }
             let frame = &active[at];
             if frame.values != typeid::of::<T>() {
-                self.lost = true;
-                return;
+                return self.record(None);
             }
             match frame.mode {
                 Mode::Scout => {
@@ -392,16 +432,11 @@ impl Back {
                     found.borrow_mut().push(value);
                 }
                 Mode::Place => {
-                    // SAFETY: in place mode the sink is the anchor's `RefCell<Positions<T>>`,
-                    // as above.
-                    let positions = unsafe { &*frame.sink.cast::<RefCell<Positions<T>>>() };
-                    let position = (positions.borrow_mut())
-                        .get_mut(&(value as *const T))
-                        .and_then(Vec::pop);
-                    match position {
-                        Some(position) => self.positions.push(position),
-                        None => self.lost = true,
-                    }
+                    // SAFETY: in place mode the sink is the anchor's `RefCell<Placed<T>>`, as
+                    // above.
+                    let placed = unsafe { &*frame.sink.cast::<RefCell<Placed<T>>>() };
+                    let position = placed.borrow_mut().take(value);
+                    self.record(position);
                 }
             }
         });

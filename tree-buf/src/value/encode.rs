@@ -24,7 +24,7 @@ use crate::encodings::string::StrColumn;
 use crate::error::EncodeError;
 use crate::options::{EncodeOptions, MAX_DEPTH};
 use crate::schema::NodeType;
-use crate::types::{new_anchor, ValueEncoder};
+use crate::types::{new_anchor, post_order, Back, Placed, ValueEncoder};
 
 /// Collects [`Value`]s into columns, inferring the schema.
 #[derive(Debug)]
@@ -35,11 +35,11 @@ pub struct DynEncoder(Slot);
 /// three nodes a level: an option, a union and the kind) stays within `MAX_DEPTH`.
 const DEEP: usize = 48;
 
-/// An anchor placing its values: its id, and the positions at which the values it placed so far
-/// went, by address, for the recursion slots below it to name them.
+/// An anchor placing its values: its id, and where the values it placed so far went, for the
+/// recursion slots below it to name them.
 struct Placing {
     anchor: u64,
-    positions: HashMap<*const Value, Vec<u64>>,
+    placed: Placed<Value>,
 }
 
 thread_local! {
@@ -56,15 +56,6 @@ pub(crate) fn level_by_level<R>(push: impl FnOnce() -> R) -> R {
     let pushed = push();
     LEVEL_BY_LEVEL.with(|flag| flag.set(outer));
     pushed
-}
-
-/// The values of a recursion slot: positions among its anchor's values.
-#[derive(Debug)]
-struct Recursion {
-    anchor: u64,
-    positions: Vec<u64>,
-    /// Whether a value came that the anchor had not placed (a bug, reported on finish).
-    lost: bool,
 }
 
 /// Every value found at one path.
@@ -85,8 +76,8 @@ pub(super) struct Slot {
     /// For a slot [`DEEP`] levels down that took whole values: its anchor id and how many
     /// values it placed.
     anchor: Option<(u64, u64)>,
-    /// For a slot below such an anchor: the positions of its values among the anchor's.
-    recursion: Option<Recursion>,
+    /// For a slot below such an anchor: the back-reference its values go through.
+    recursion: Option<Back>,
 }
 
 /// The values of one kind at one path.
@@ -625,11 +616,7 @@ impl Slot {
             .flatten();
         Slot {
             depth,
-            recursion: anchor.map(|anchor| Recursion {
-                anchor,
-                positions: Vec::new(),
-                lost: false,
-            }),
+            recursion: anchor.map(Back::new),
             ..Slot::default()
         }
     }
@@ -638,31 +625,18 @@ impl Slot {
     /// this slot is an anchor [`DEEP`] levels down.
     fn push_tree(&mut self, root: &Value) {
         let (anchor, mut placed) = *self.anchor.get_or_insert_with(|| (new_anchor(), 0));
-        let mut order: Vec<&Value> = Vec::new();
-        let mut stack: Vec<(&Value, Vec<&Value>, usize)> = vec![(root, held(root), 0)];
-        while let Some((value, children, next)) = stack.last_mut() {
-            match children.get(*next) {
-                Some(&child) => {
-                    *next += 1;
-                    stack.push((child, held(child), 0));
-                }
-                None => {
-                    order.push(value);
-                    stack.pop();
-                }
-            }
-        }
+        let order = post_order(root, held);
         let outer = PLACING.with(|placing| {
             placing.replace(Some(Placing {
                 anchor,
-                positions: HashMap::new(),
+                placed: Placed::new(),
             }))
         });
         for value in order {
             self.push_here(value);
             PLACING.with(|placing| {
                 if let Some(placing) = placing.borrow_mut().as_mut() {
-                    placing.positions.entry(value).or_default().push(placed);
+                    placing.placed.place(value, placed);
                 }
             });
             placed += 1;
@@ -678,15 +652,10 @@ impl Slot {
             presence.push(true);
         }
         let position = PLACING.with(|placing| {
-            (placing.borrow_mut().as_mut())
-                .and_then(|placing| placing.positions.get_mut(&(value as *const Value)))
-                .and_then(Vec::pop)
+            (placing.borrow_mut().as_mut()).and_then(|placing| placing.placed.take(value))
         });
         if let Some(recursion) = &mut self.recursion {
-            match position {
-                Some(position) => recursion.positions.push(position),
-                None => recursion.lost = true,
-            }
+            recursion.record(position);
         }
     }
 
@@ -957,20 +926,9 @@ impl Slot {
             ..
         } = self;
         if let Some(recursion) = recursion {
-            if recursion.lost {
-                return Err(EncodeError::new(
-                    crate::error::EncodeErrorKind::Custom,
-                    out.path(),
-                    "a nested value reached a recursion slot its anchor had not placed",
-                ));
-            }
-            let write = |out: &mut SchemaWriter| match recursion.positions.is_empty() {
-                true => out.void(),
-                false => out.recursion(recursion.anchor, recursion.positions),
-            };
             return match presence {
-                Some(presence) => out.option(presence, write),
-                None => write(out),
+                Some(presence) => out.option(presence, |out| recursion.finish(out)),
+                None => recursion.finish(out),
             };
         }
         if let Some((anchor, _)) = anchor {
