@@ -616,3 +616,47 @@ fn one_encoder_type_for_several_value_types_recurs_by_both() {
     };
     round_trip(&node);
 }
+
+#[test]
+fn recursive_rows_append_only_to_archives_that_declare_recursion() {
+    use tree_buf::archive::{Archive, ArchiveError, ArchiveWriter};
+    let dir = std::env::temp_dir().join(format!("tree-buf-recursion-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // An archive of rows that do not recur declares version 4: recursive rows are refused.
+    let flat = dir.join("flat.tb");
+    let mut writer = ArchiveWriter::<u32>::create(&flat).unwrap();
+    writer.push(&7).unwrap();
+    writer.finish().unwrap();
+    match ArchiveWriter::<Expr>::append(&flat) {
+        Err(ArchiveError::Decode(error)) => {
+            assert_eq!(error.kind(), DecodeErrorKind::UnsupportedVersion, "{error}")
+        }
+        other => panic!(
+            "appending recursive rows to a version 4 archive: {:?}",
+            other.err()
+        ),
+    }
+    assert_eq!(
+        Archive::open(&flat).unwrap().decode_all::<u32>().unwrap(),
+        [7]
+    );
+    // One of recursive rows declares 6, and takes more.
+    let programs = dir.join("programs.tb");
+    let rows: Vec<Expr> = (0..6).map(|seed| program(seed, 12)).collect();
+    let mut writer = ArchiveWriter::<Expr>::create(&programs).unwrap();
+    writer.push(&rows[0]).unwrap();
+    writer.finish().unwrap();
+    let mut writer = ArchiveWriter::<Expr>::append(&programs).unwrap();
+    for row in &rows[1..] {
+        writer.push(row).unwrap();
+    }
+    writer.finish().unwrap();
+    assert_eq!(
+        Archive::open(&programs)
+            .unwrap()
+            .decode_all::<Expr>()
+            .unwrap(),
+        rows
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

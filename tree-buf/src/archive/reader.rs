@@ -476,8 +476,9 @@ impl<'a> Archive<'a> {
             };
             let (chunk, checksums) = self.chunk(index)?;
             let budget = Budget::for_version(self.chunk_budget(index), self.version);
-            let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
-            ctx.limit_depth(self.options.depth_limit);
+            let depth_limit = self.options.depth_limit;
+            let mut ctx =
+                DecodeContext::with_budget(chunk.branches, budget, checksums, depth_limit);
             let count = values_at_end(&route, &mut ctx)?;
             let mut decoder: Indirect<T> =
                 decode_root(ctx, route.node.gathered(count), 1, self.options.parallel)?;
@@ -619,8 +620,7 @@ pub(crate) fn decode_chunk_rows<T: Decode>(
     budget: Budget,
     options: &DecodeOptions,
 ) -> Result<T, DecodeError> {
-    let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
-    ctx.limit_depth(options.depth_limit);
+    let ctx = DecodeContext::with_budget(chunk.branches, budget, checksums, options.depth_limit);
     let mut decoder: Indirect<T> = decode_root(ctx, tree.root(), 1, options.parallel)?;
     Ok(decoder.next())
 }
@@ -649,8 +649,7 @@ fn chunk_items<'t, 'b>(
     budget: Budget,
     depth_limit: usize,
 ) -> Result<(crate::schema::NodeRef<'t>, usize, DecodeContext<'b>), DecodeError> {
-    let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums);
-    ctx.limit_depth(depth_limit);
+    let mut ctx = DecodeContext::with_budget(chunk.branches, budget, checksums, depth_limit);
     let root = tree.root();
     let rows = values_below(root, 0, 1, &mut ctx)?;
     let items = root

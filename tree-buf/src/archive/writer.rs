@@ -100,7 +100,7 @@ impl<T: Encode + ?Sized> ArchiveWriter<T> {
         path: impl AsRef<Path>,
         options: ArchiveOptions,
     ) -> Result<Self, ArchiveError> {
-        let mut file = OpenOptions::new().read(true).write(true).open(path)?;
+        let file = OpenOptions::new().read(true).write(true).open(path)?;
         let archive = Archive::map(&file, options.decode.clone())?;
         let declared = archive.version;
         let layout = Layout {
@@ -112,20 +112,22 @@ impl<T: Encode + ?Sized> ArchiveWriter<T> {
             version: Version(declared),
         };
         drop(archive);
-        if builds_recursion(|| T::Encoder::new(1)).1 && layout.version < Version::RECURSION {
+        // The writer's encoder says which version its rows need; nothing is written yet.
+        let mut writer = Self::with_options(BufWriter::new(file), options)?;
+        if writer.layout.version > layout.version {
             return Err(ArchiveError::Decode(DecodeError::new(
                 DecodeErrorKind::UnsupportedVersion,
                 "",
                 format!(
                     "rows of a recursive type need format version {}; this archive declares \
                      {declared}",
-                    Version::RECURSION.0
+                    writer.layout.version.0
                 ),
             )));
         }
+        let file = writer.sink.get_mut();
         file.set_len(layout.position)?;
         file.seek(SeekFrom::Start(layout.position))?;
-        let mut writer = Self::with_options(BufWriter::new(file), options)?;
         writer.layout = layout;
         Ok(writer)
     }

@@ -172,12 +172,14 @@ impl fmt::Debug for DecodeContext<'_> {
 const PARALLEL_MIN_BYTES: usize = 1 << 18;
 
 impl<'a> DecodeContext<'a> {
-    /// A context drawing on `budget`, which may be shared with other chunks, and checking each
-    /// branch it reads against `checksums` (unless empty).
+    /// A context drawing on `budget`, which may be shared with other chunks, checking each
+    /// branch it reads against `checksums` (unless empty), and refusing recursive values nested
+    /// deeper than `depth_limit`.
     pub(crate) fn with_budget(
         branches: Vec<&'a [u8]>,
         budget: Budget,
         checksums: Vec<u32>,
+        depth_limit: usize,
     ) -> Self {
         DecodeContext {
             branches,
@@ -188,13 +190,8 @@ impl<'a> DecodeContext<'a> {
             counts: HashMap::new(),
             recursions: HashMap::new(),
             pools: Vec::new(),
-            depth_limit: crate::DecodeOptions::DEFAULT_DEPTH_LIMIT,
+            depth_limit,
         }
-    }
-
-    /// Limits how deep a recursive value may nest.
-    pub(crate) fn limit_depth(&mut self, depth_limit: usize) {
-        self.depth_limit = depth_limit;
     }
 
     /// Makes the leaves registered from now on wait for [`Self::decode_leaves`], which may spread

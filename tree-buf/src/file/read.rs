@@ -123,9 +123,8 @@ impl<'a> FileView<'a> {
     /// A context for decoding this file's branches.
     pub(crate) fn context(&self, options: &DecodeOptions) -> DecodeContext<'a> {
         let budget = Budget::for_version(self.budget(options), self.version);
-        let mut ctx = DecodeContext::with_budget(self.chunk.branches.clone(), budget, Vec::new());
-        ctx.limit_depth(options.depth_limit);
-        ctx
+        let branches = self.chunk.branches.clone();
+        DecodeContext::with_budget(branches, budget, Vec::new(), options.depth_limit)
     }
 
     /// Decodes the root value, reading only the branches `T` needs; the data checksum is the
