@@ -17,7 +17,7 @@ use std::time::Duration;
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use tree_buf::codec::simple16;
-use tree_buf::{Codec, Decode, Encode, EncodeOptions, Encoding, Preference};
+use tree_buf::{Codec, DecodeOwned, Encode, EncodeOptions, Encoding, Preference};
 use tree_buf_benches::{lossy_options, one_thread, within_lossy_tolerance};
 
 /// The length of the numeric and boolean columns.
@@ -67,7 +67,7 @@ fn bench_codec<T>(
     options: &EncodeOptions,
     chosen: fn(&Codec) -> bool,
 ) where
-    T: Encode + Decode + PartialEq + Debug,
+    T: Encode + DecodeOwned + PartialEq + Debug,
 {
     let bytes = tree_buf::encode_with_options(column, options).expect("encodes");
     let encoding = items_encoding(&bytes);

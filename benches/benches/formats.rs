@@ -18,7 +18,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use tree_buf::EncodeOptions;
 use tree_buf_benches::{
     encode_checked, formats, load_compact_names, load_everything, load_names, names_file,
-    one_thread, with_repeated_geometry, CompactNames, Dataset, Names,
+    one_thread, with_borrowed_names, with_repeated_geometry, CompactNames, Dataset, Names,
 };
 use tree_buf_datasets::{baseball, datasets_dir, geojson, graphql, retrosheet, stocks};
 
@@ -94,6 +94,10 @@ fn partial_load(c: &mut Criterion, countries: &geojson::FeatureCollection) {
     let json = serde_json::to_vec(countries).expect("JSON");
     let mut group = c.benchmark_group("GeoJSON names only");
     group.sample_size(10);
+    group.bench_function(
+        "tree-buf partial load (&str, with dropping the reader)",
+        |b| b.iter(|| with_borrowed_names(black_box(&bytes), |names| names.features.len())),
+    );
     group.bench_function("tree-buf partial load (CompactString)", |b| {
         b.iter(|| load_compact_names(black_box(&bytes)))
     });
@@ -127,6 +131,9 @@ fn partial_load(c: &mut Criterion, countries: &geojson::FeatureCollection) {
     group.sample_size(10);
     for k in [1usize, 4, 16] {
         let bytes = names_file(&with_repeated_geometry(countries, k));
+        group.bench_function(format!("k={k} partial load (&str)"), |b| {
+            b.iter(|| with_borrowed_names(black_box(&bytes), |names| names.features.len()))
+        });
         group.bench_function(format!("k={k} partial load (CompactString)"), |b| {
             b.iter(|| load_compact_names(black_box(&bytes)))
         });

@@ -11,7 +11,7 @@ use tree_buf_datasets::geojson::{self, FeatureCollection};
 /// What a dataset type must support to be measured in every format.
 pub trait Dataset:
     tree_buf::Encode
-    + tree_buf::Decode
+    + tree_buf::DecodeOwned
     + Serialize
     + DeserializeOwned
     + bitcode::Encode
@@ -23,7 +23,7 @@ pub trait Dataset:
 
 impl<T> Dataset for T where
     T: tree_buf::Encode
-        + tree_buf::Decode
+        + tree_buf::DecodeOwned
         + Serialize
         + DeserializeOwned
         + bitcode::Encode
@@ -349,7 +349,7 @@ pub struct NameFeature {
 /// Decodes `T` from `bytes` through a [`tree_buf::Reader`] on one thread. A reader checks the
 /// header and the checksums of the schema and of the branch table, and validates every branch it
 /// reads, but does not checksum the branch data: that would read every byte.
-fn read<T: tree_buf::Decode>(bytes: &[u8]) -> T {
+fn read<T: tree_buf::DecodeOwned>(bytes: &[u8]) -> T {
     tree_buf::Reader::with_options(bytes, one_thread())
         .and_then(|reader| reader.decode::<T>())
         .expect("tree-buf reads")
@@ -395,6 +395,36 @@ pub fn load_compact_names(bytes: &[u8]) -> CompactNames {
     read(bytes)
 }
 
+/// The GeoJSON with only the country names and codes, borrowed: from the file where it holds them
+/// as they are, from the reader where it compressed them. Loading them allocates no string.
+#[derive(tree_buf::Decode)]
+pub struct BorrowedNames<'a> {
+    pub features: Vec<BorrowedNameFeature<'a>>,
+}
+
+/// A feature without its geometry, its names borrowed.
+#[derive(tree_buf::Decode)]
+pub struct BorrowedNameFeature<'a> {
+    pub properties: BorrowedProperties<'a>,
+}
+
+/// [`geojson::Properties`] borrowed.
+#[derive(tree_buf::Decode)]
+pub struct BorrowedProperties<'a> {
+    pub admin: &'a str,
+    pub iso_a3: &'a str,
+    pub iso_a2: &'a str,
+}
+
+/// Reads the names and codes of a tree-buf GeoJSON file into [`BorrowedNames`], through a
+/// [`tree_buf::Reader`] on one thread as [`load_names`] does, and gives what `with` makes of them:
+/// the names borrow from the reader, which is dropped, with them, before this returns.
+pub fn with_borrowed_names<R>(bytes: &[u8], with: impl FnOnce(&BorrowedNames<'_>) -> R) -> R {
+    let reader = tree_buf::Reader::with_options(bytes, one_thread()).expect("tree-buf opens");
+    let names = reader.decode().expect("tree-buf reads");
+    with(&names)
+}
+
 /// A feature's name and codes, whichever type they were loaded into.
 trait Codes {
     fn codes(&self) -> [&str; 3];
@@ -406,6 +436,12 @@ impl Codes for geojson::Properties {
     }
 }
 
+impl Codes for BorrowedProperties<'_> {
+    fn codes(&self) -> [&str; 3] {
+        [self.admin, self.iso_a3, self.iso_a2]
+    }
+}
+
 impl Codes for CompactProperties {
     fn codes(&self) -> [&str; 3] {
         [&self.admin, &self.iso_a3, &self.iso_a2]
@@ -414,8 +450,8 @@ impl Codes for CompactProperties {
 
 /// Checks the loads of the partial-load table on `bytes`, the tree-buf encoding of `countries`:
 /// `bytes` decodes in full to `countries`, through [`tree_buf::decode`] and [`load_everything`],
-/// and [`load_names`] and [`load_compact_names`] read the same names and codes as that full
-/// decode, feature by feature.
+/// and [`load_names`], [`load_compact_names`] and [`with_borrowed_names`] read the same names and
+/// codes as that full decode, feature by feature.
 pub fn check_partial_load(countries: &FeatureCollection, bytes: &[u8]) -> Result<(), String> {
     let full: FeatureCollection = tree_buf::decode(bytes).map_err(|e| e.to_string())?;
     if full != *countries {
@@ -436,7 +472,14 @@ pub fn check_partial_load(countries: &FeatureCollection, bytes: &[u8]) -> Result
         "CompactNames",
         &expected,
         compact.features.iter().map(|f| f.properties.codes()),
-    )
+    )?;
+    with_borrowed_names(bytes, |borrowed| {
+        same_codes(
+            "BorrowedNames",
+            &expected,
+            borrowed.features.iter().map(|f| f.properties.codes()),
+        )
+    })
 }
 
 /// Checks that a partial load (`how`) read the `expected` names and codes.
@@ -507,7 +550,7 @@ pub fn with_repeated_geometry(countries: &FeatureCollection, k: usize) -> Featur
 
 /// Writes `rows` as an archive with `options`, checked to read back as `rows`.
 pub fn archive_checked<
-    T: tree_buf::Encode + tree_buf::Decode + PartialEq + std::fmt::Debug + Send,
+    T: tree_buf::Encode + tree_buf::DecodeOwned + PartialEq + std::fmt::Debug + Send,
 >(
     rows: &[T],
     options: tree_buf::archive::ArchiveOptions,

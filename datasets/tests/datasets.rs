@@ -9,12 +9,12 @@ use std::fmt::Debug;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use tree_buf::{Decode, Encode};
+use tree_buf::{DecodeOwned, Encode};
 use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
 /// Round-trips through tree-buf and serde_json, and reports the tree-buf size.
 #[track_caller]
-fn round_trips<T: Encode + Decode + Serialize + DeserializeOwned + PartialEq + Debug>(
+fn round_trips<T: Encode + DecodeOwned + Serialize + DeserializeOwned + PartialEq + Debug>(
     name: &str,
     value: &T,
 ) {

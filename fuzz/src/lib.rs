@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use tree_buf::archive::{Archive, StreamReader};
 use tree_buf::{
     decode_with_options, encode_with_options, size_breakdown, size_breakdown_with_options,
-    try_encode, BreakdownOptions, Buffer, Decode, DecodeErrorKind, DecodeOptions, Encode,
-    EncodeErrorKind, EncodeOptions, NodeType, Path, Preference, Reader, Value,
+    try_encode, BreakdownOptions, Buffer, Decode, DecodeErrorKind, DecodeOptions, DecodeOwned,
+    Encode, EncodeErrorKind, EncodeOptions, NodeType, Path, Preference, Reader, Value,
 };
 
 /// A type with every kind of schema node: integers of every width, floats, strings, chars, bytes,
@@ -86,6 +86,50 @@ pub struct RecordSubset {
     pub index: BTreeMap<String, Vec<i64>>,
 }
 
+/// Some fields of [`Record`], borrowed from the bytes read or from the reader that read them.
+#[derive(Decode, Debug)]
+pub struct BorrowedRecord<'a> {
+    pub name: &'a str,
+    pub tags: Vec<std::borrow::Cow<'a, str>>,
+    pub bytes: &'a [u8],
+    pub index: BTreeMap<&'a str, Vec<i64>>,
+    pub label: &'a str,
+}
+
+impl BorrowedRecord<'_> {
+    /// Whether it holds what `record` holds.
+    fn matches(&self, record: &Record) -> bool {
+        let index: Vec<(&str, &Vec<i64>)> = self.index.iter().map(|(k, v)| (*k, v)).collect();
+        let record_index: Vec<(&str, &Vec<i64>)> =
+            record.index.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        self.name == record.name
+            && self.tags == record.tags
+            && self.bytes == record.bytes
+            && index == record_index
+            && self.label == &*record.label
+    }
+}
+
+/// Reads `bytes`, which decoded as `records`, as [`BorrowedRecord`]s: through a [`Reader`], which
+/// lends what the file does not hold as it is, they must be the same; straight from the bytes
+/// too, unless a column cannot be lent.
+fn check_borrowed(bytes: &[u8], options: &DecodeOptions, records: &[Record]) {
+    let same = |borrowed: &[BorrowedRecord<'_>]| {
+        borrowed.len() == records.len() && borrowed.iter().zip(records).all(|(b, r)| b.matches(r))
+    };
+    if let Ok(reader) = Reader::with_options(bytes, options.clone()) {
+        match reader.decode::<Vec<BorrowedRecord<'_>>>() {
+            Ok(borrowed) if same(&borrowed) => {}
+            other => panic!("a reader lent other records than were decoded: {other:?}"),
+        }
+    }
+    match decode_with_options::<Vec<BorrowedRecord<'_>>>(bytes, options) {
+        Ok(borrowed) if same(&borrowed) => {}
+        Err(error) if error.kind() == DecodeErrorKind::SchemaMismatch => {}
+        other => panic!("borrowed records differ from those decoded: {other:?}"),
+    }
+}
+
 /// Options for hostile bytes: checksums off, so that the decoders see the corrupted content, and a
 /// cap small enough to keep every run fast (the allocation test checks the cap itself).
 fn unchecked() -> DecodeOptions {
@@ -130,7 +174,7 @@ pub struct Decoded {
 }
 
 /// Whether `bytes` decode as `T`.
-fn decodes<T: Decode>(bytes: &[u8], options: &DecodeOptions) -> bool {
+fn decodes<T: DecodeOwned>(bytes: &[u8], options: &DecodeOptions) -> bool {
     decode_with_options::<T>(bytes, options).is_ok()
 }
 
@@ -155,8 +199,12 @@ pub fn decode(bytes: &[u8]) -> Decoded {
                 }
             }
         }
+        let records = decode_with_options::<Vec<Record>>(bytes, &options);
+        if let Ok(records) = &records {
+            check_borrowed(bytes, &options, records);
+        }
         [
-            (As::Records, decodes::<Vec<Record>>(bytes, &options)),
+            (As::Records, records.is_ok()),
             (As::Record, decodes::<Record>(bytes, &options)),
             (
                 As::KindMap,

@@ -2,9 +2,11 @@
 //! the slots holding the column coders of written fields, and the items every expansion consists
 //! of.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote};
-use syn::{parse_quote, Ident, Path, Type, WherePredicate};
+use syn::{
+    parse_quote, GenericParam, Generics, Ident, Lifetime, LifetimeParam, Path, Type, WherePredicate,
+};
 
 use crate::ast::{Container, Data, Errors, Field, Variant};
 use crate::attr::FieldAttrs;
@@ -57,14 +59,48 @@ impl<'c> Generator<'c> {
         }
     }
 
-    /// `tree_buf::Encode` or `tree_buf::Decode`.
+    /// `tree_buf::Encode`, or `tree_buf::Decode<'__de>` of the bytes' lifetime.
     pub fn trait_path(&self) -> TokenStream {
         let Generator {
             crate_path,
             trait_name,
             ..
         } = self;
-        quote!(#crate_path::#trait_name)
+        match self.derived {
+            Trait::Encode => quote!(#crate_path::#trait_name),
+            Trait::Decode => {
+                let de = bytes_lifetime();
+                quote!(#crate_path::#trait_name<#de>)
+            }
+        }
+    }
+
+    /// `ValueEncoder<ty>` or `ValueDecoder<'__de, ty>`, through the hidden module.
+    fn value_trait_path(&self, ty: &impl quote::ToTokens) -> TokenStream {
+        let value_trait = &self.value_trait;
+        match self.derived {
+            Trait::Encode => quote!(__tb::#value_trait<#ty>),
+            Trait::Decode => {
+                let de = bytes_lifetime();
+                quote!(__tb::#value_trait<#de, #ty>)
+            }
+        }
+    }
+
+    /// The generics of the generated impls and coder: the container's, led for `Decode` by the
+    /// lifetime of the bytes, which outlives every lifetime of the container, so that its
+    /// borrowed fields can borrow from them.
+    fn impl_generics(&self) -> Generics {
+        let mut generics = self.container.generics.clone();
+        if self.derived == Trait::Decode {
+            let mut param = LifetimeParam::new(bytes_lifetime());
+            param.bounds = generics.lifetimes().map(|l| l.lifetime.clone()).collect();
+            if !param.bounds.is_empty() {
+                param.colon_token = Some(Default::default());
+            }
+            generics.params.insert(0, GenericParam::Lifetime(param));
+        }
+        generics
     }
 
     /// The column coder of `ty`: `<ty as tree_buf::Encode>::Encoder`.
@@ -84,7 +120,10 @@ impl<'c> Generator<'c> {
         let proxy = self.with_proxy(slot);
         match self.derived {
             Trait::Encode => quote!(__tb::ProxyEncoder<#ty, #proxy>),
-            Trait::Decode => quote!(__tb::TryProxyDecoder<#ty, #proxy>),
+            Trait::Decode => {
+                let de = bytes_lifetime();
+                quote!(__tb::TryProxyDecoder<#de, #ty, #proxy>)
+            }
         }
     }
 
@@ -92,10 +131,9 @@ impl<'c> Generator<'c> {
     /// several types.
     pub fn call_slot(&self, slot: &Slot<'_>, method: &str, args: TokenStream) -> TokenStream {
         let coder = self.slot_coder(slot);
-        let ty = &slot.field.ty;
-        let value_trait = &self.value_trait;
+        let value_trait = self.value_trait_path(&slot.field.ty);
         let method = format_ident!("{}", method);
-        quote!(<#coder as __tb::#value_trait<#ty>>::#method(#args))
+        quote!(<#coder as #value_trait>::#method(#args))
     }
 
     /// The proxy type of a `with` field: generic over the container's parameters, so that the
@@ -115,7 +153,12 @@ impl<'c> Generator<'c> {
         let ty = &self.container.self_type;
         let generics = self.container.generics;
         let (impl_generics, ty_generics, _) = generics.split_for_impl();
-        let where_clause = self.where_clause();
+        // A proxy's `Stored` type borrows nothing, so the decoding one is not bound by the
+        // lifetime of the bytes.
+        let where_clause = match self.derived {
+            Trait::Encode => self.where_clause(),
+            Trait::Decode => bound::own_where_clause(self.container),
+        };
         let own_where = &generics.where_clause;
         let proxies = slots.iter().filter_map(|slot| {
             let module = slot.field.attrs.with.as_ref()?;
@@ -236,26 +279,27 @@ impl<'c> Generator<'c> {
             }
             Trait::Decode => match (&attrs.from, &attrs.try_from) {
                 (Some(stored), _) => (
-                    quote!(__tb::ProxyDecoder<Self, __tb::ViaFrom<#stored>>),
+                    quote!(__tb::ProxyDecoder<'__de, Self, __tb::ViaFrom<#stored>>),
                     vec![
                         parse_quote!(#ty: ::core::convert::From<#stored>),
-                        parse_quote!(#stored: #trait_path),
+                        parse_quote!(#stored: __tb::DecodeOwned),
                     ],
                     TokenStream::new(),
                 ),
                 (None, Some(stored)) => (
-                    quote!(__tb::TryProxyDecoder<Self, __tb::ViaTryFrom<#stored>>),
+                    quote!(__tb::TryProxyDecoder<'__de, Self, __tb::ViaTryFrom<#stored>>),
                     vec![
                         parse_quote!(#ty: ::core::convert::TryFrom<#stored>),
                         parse_quote!(<#ty as ::core::convert::TryFrom<#stored>>::Error: ::core::fmt::Display),
-                        parse_quote!(#stored: #trait_path),
+                        parse_quote!(#stored: __tb::DecodeOwned),
                     ],
                     TokenStream::new(),
                 ),
                 (None, None) => return None,
             },
         };
-        let (impl_generics, _, _) = self.container.generics.split_for_impl();
+        let generics = self.impl_generics();
+        let (impl_generics, _, _) = generics.split_for_impl();
         let mut where_clause = bound::own_where_clause(self.container);
         where_clause.predicates.extend(predicates);
         let coder_name = &self.coder;
@@ -277,14 +321,18 @@ impl<'c> Generator<'c> {
             trait_items,
         } = coder;
         let ty = &self.container.self_type;
-        let (impl_generics, ty_generics, _) = self.container.generics.split_for_impl();
+        let generics = self.impl_generics();
+        let (impl_generics, ty_generics, _) = generics.split_for_impl();
         let where_clause = self.where_clause();
-        let value_trait = &self.value_trait;
+        let value_trait = self.value_trait_path(ty);
         let name = format_ident!("__TreeBuf{}", self.coder);
         // The coder only handles values of the type: it neither owns one nor makes it `!Send`.
         let marker = match self.derived {
             Trait::Encode => quote!(fn(&#ty)),
-            Trait::Decode => quote!(fn() -> #ty),
+            Trait::Decode => {
+                let de = bytes_lifetime();
+                quote!(fn(&#de ()) -> #ty)
+            }
         };
         let trait_impl = self.trait_impl(quote!(#name #ty_generics), trait_items);
         let with_proxies = self.with_proxies();
@@ -297,7 +345,7 @@ impl<'c> Generator<'c> {
             }
 
             #[automatically_derived]
-            impl #impl_generics __tb::#value_trait<#ty> for #name #ty_generics #where_clause {
+            impl #impl_generics #value_trait for #name #ty_generics #where_clause {
                 #methods
             }
 
@@ -308,7 +356,8 @@ impl<'c> Generator<'c> {
     /// The derived trait's impl for the container, with `coder` as its coder type.
     pub fn trait_impl(&self, coder: TokenStream, items: TokenStream) -> TokenStream {
         let ty = &self.container.self_type;
-        let (impl_generics, _, _) = self.container.generics.split_for_impl();
+        let generics = self.impl_generics();
+        let (impl_generics, _, _) = generics.split_for_impl();
         let where_clause = self.where_clause();
         let trait_path = self.trait_path();
         let coder_name = &self.coder;
@@ -340,6 +389,11 @@ impl<'c> Generator<'c> {
             self.derived == Trait::Decode,
         )
     }
+}
+
+/// The lifetime of the bytes a derived `Decode` decodes from.
+pub fn bytes_lifetime() -> Lifetime {
+    Lifetime::new("'__de", Span::call_site())
 }
 
 /// A written field and the name of its column coder in the generated struct.

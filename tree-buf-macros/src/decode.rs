@@ -35,7 +35,7 @@ pub fn expand(container: &Container<'_>) -> TokenStream {
                 let name = &slots[0].name;
                 let absent = generator.call_slot(&slots[0], "absent", quote!(missing, count, ctx));
                 quote! {
-                    fn absent(missing: __tb::Missing<'_>, count: usize, ctx: &mut __tb::DecodeContext<'_>) -> __tb::Result<Self, __tb::DecodeError> {
+                    fn absent(missing: __tb::Missing<'_>, count: usize, ctx: &mut __tb::DecodeContext<'__de>) -> __tb::Result<Self, __tb::DecodeError> {
                         __tb::Ok(Self { #name: #absent?, __marker: __tb::PhantomData })
                     }
                 }
@@ -59,7 +59,7 @@ pub fn expand(container: &Container<'_>) -> TokenStream {
     generator.expand(Coder {
         fields,
         methods: quote! {
-            fn new(node: __tb::NodeRef<'_>, count: usize, ctx: &mut __tb::DecodeContext<'_>) -> __tb::Result<Self, __tb::DecodeError> {
+            fn new(node: __tb::NodeRef<'_>, count: usize, ctx: &mut __tb::DecodeContext<'__de>) -> __tb::Result<Self, __tb::DecodeError> {
                 #new
             }
 

@@ -9,7 +9,7 @@ mod reexport {
     pub use tb as runtime;
 }
 
-use reexport::runtime::{decode, encode, Decode, Encode};
+use reexport::runtime::{decode, encode, Decode, DecodeOwned, Encode};
 
 #[derive(Encode, Decode, Debug, PartialEq)]
 #[tree_buf(crate = "reexport::runtime")]
@@ -36,7 +36,7 @@ struct Meters(f64);
 struct Marker;
 
 #[derive(Encode, Decode, Debug, PartialEq)]
-#[tree_buf(crate = "reexport::runtime", bound = "T: Encode + Decode")]
+#[tree_buf(crate = "reexport::runtime", bound = "T: Encode + DecodeOwned")]
 enum Event<T> {
     Start,
     Value(T),
@@ -56,7 +56,7 @@ mod nested {
 }
 
 #[track_caller]
-fn round_trip<T: Encode + Decode + PartialEq + std::fmt::Debug>(value: T) {
+fn round_trip<T: Encode + DecodeOwned + PartialEq + std::fmt::Debug>(value: T) {
     let back: T = decode(&encode(&value)).unwrap();
     assert_eq!(back, value);
 }

@@ -74,15 +74,15 @@ impl Buffer {
     }
 
     /// Decodes a file written by [`encode`](crate::encode) with the default [`DecodeOptions`].
-    pub fn decode<T: Decode>(&mut self, bytes: &[u8]) -> Result<T, DecodeError> {
+    pub fn decode<'de, T: Decode<'de>>(&mut self, bytes: &'de [u8]) -> Result<T, DecodeError> {
         self.decode_with_options(bytes, &DecodeOptions::default())
     }
 
     /// Decodes a file under the given limits, as
     /// [`decode_with_options`](crate::decode_with_options) does.
-    pub fn decode_with_options<T: Decode>(
+    pub fn decode_with_options<'de, T: Decode<'de>>(
         &mut self,
-        bytes: &[u8],
+        bytes: &'de [u8],
         options: &DecodeOptions,
     ) -> Result<T, DecodeError> {
         self.read.read(bytes, options)

@@ -94,12 +94,12 @@ pub use options::{DecodeOptions, EncodeOptions, Preference, MAX_DEPTH};
 pub use reader::{Reader, SchemaNode};
 pub use schema::{AsPath, NodeType, Path, PathError, Segment};
 pub use tree_buf_macros::{Decode, Encode};
-pub use types::{Decode, Encode};
+pub use types::{Decode, DecodeOwned, Encode};
 pub use value::{ArrayWriter, Value, ValueWriter};
 
 /// The traits, derive macros and functions most programs need.
 pub mod prelude {
-    pub use crate::{decode, encode, Decode, Encode, Value};
+    pub use crate::{decode, encode, Decode, DecodeOwned, Encode, Value};
 }
 
 /// Encodes `value` into a self-describing tree-buf file. A program that encodes many values can
@@ -142,13 +142,19 @@ pub fn encode_with_options<T: Encode + ?Sized>(
 }
 
 /// Decodes a file written by [`encode`] with the default [`DecodeOptions`].
-pub fn decode<T: Decode>(bytes: &[u8]) -> Result<T, DecodeError> {
+///
+/// A type that borrows (`&'de str`, see [`Decode`]) borrows from `bytes`: strings and bytes the
+/// file holds as they are, which it does unless it compressed them. Where it did, `Cow<str>`
+/// fields own their text, and a `&str` field is a
+/// [`SchemaMismatch`](DecodeErrorKind::SchemaMismatch) error: [`Reader::decode`] keeps such
+/// columns for as long as the reader, so that they can be borrowed too.
+pub fn decode<'de, T: Decode<'de>>(bytes: &'de [u8]) -> Result<T, DecodeError> {
     decode_with_options(bytes, &DecodeOptions::default())
 }
 
 /// Decodes a file written by [`encode`] under the given limits.
-pub fn decode_with_options<T: Decode>(
-    bytes: &[u8],
+pub fn decode_with_options<'de, T: Decode<'de>>(
+    bytes: &'de [u8],
     options: &DecodeOptions,
 ) -> Result<T, DecodeError> {
     file::read(bytes, options)
@@ -170,8 +176,8 @@ pub mod __private {
         ViaFrom, ViaInto, ViaTryFrom,
     };
     pub use crate::types::{
-        check_unit, Discriminants, EnumNode, Missing, OrDefault, StructNode, TupleNode,
-        UnitEncoder, ValueDecoder, ValueEncoder,
+        check_unit, DecodeOwned, Discriminants, EnumNode, Missing, OrDefault, StructNode,
+        TupleNode, UnitEncoder, ValueDecoder, ValueEncoder,
     };
     pub use core::default::Default;
     pub use core::marker::PhantomData;

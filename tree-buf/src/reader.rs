@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::branch::{branch_encoding, DecodeContext};
+use crate::branch::{branch_encoding, DecodeContext, Kept};
 use crate::encodings::describe::Describer;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::file::FileView;
@@ -41,6 +41,9 @@ use crate::types::{decode_root, Decode, Indirect, ValueDecoder};
 pub struct Reader<'a> {
     view: FileView<'a>,
     options: DecodeOptions,
+    /// The columns that borrowed types decoded through the reader borrow, where the file does not
+    /// hold them as they are.
+    kept: Kept,
 }
 
 impl<'a> Reader<'a> {
@@ -51,15 +54,16 @@ impl<'a> Reader<'a> {
 
     /// Opens `bytes` under the given limits.
     pub fn with_options(bytes: &'a [u8], options: DecodeOptions) -> Result<Self, DecodeError> {
-        Ok(Reader {
-            view: FileView::open(bytes, &options)?,
-            options,
-        })
+        Ok(Reader::of_view(FileView::open(bytes, &options)?, options))
     }
 
     /// A reader of a view that is open already (a chunk of an archive).
     pub(crate) fn of_view(view: FileView<'a>, options: DecodeOptions) -> Self {
-        Reader { view, options }
+        Reader {
+            view,
+            options,
+            kept: Kept::default(),
+        }
     }
 
     pub(crate) fn view(&self) -> &FileView<'a> {
@@ -88,8 +92,38 @@ impl<'a> Reader<'a> {
 
     /// Decodes the file as `T`. A type that names only some of the fields reads only their
     /// branches; the others are skipped by their recorded sizes, never decompressed or parsed.
-    pub fn decode<T: Decode>(&self) -> Result<T, DecodeError> {
-        self.view.decode(&self.options)
+    ///
+    /// A type that borrows (`&str`, `&[u8]`, `Cow<str>` fields: see [`Decode`]) borrows the
+    /// strings and bytes of the file where it holds them as they are, and otherwise (where it
+    /// compressed them, say) from the reader, which keeps the decoded column for as long as it
+    /// lives: one allocation per column, none per value.
+    ///
+    /// ```
+    /// use tree_buf::prelude::*;
+    /// use tree_buf::Reader;
+    ///
+    /// #[derive(Encode)]
+    /// struct Country { name: String, border: Vec<(f64, f64)> }
+    ///
+    /// #[derive(Decode)]
+    /// struct Name<'a> { name: &'a str }
+    ///
+    /// let countries: Vec<Country> = (0..1000)
+    ///     .map(|i| Country { name: format!("Country number {i}"), border: vec![(1.0, 2.0)] })
+    ///     .collect();
+    /// let bytes = encode(&countries);
+    /// let reader = Reader::new(&bytes)?;
+    /// let names: Vec<Name<'_>> = reader.decode()?;
+    /// assert_eq!(names[999].name, "Country number 999");
+    /// # Ok::<(), tree_buf::DecodeError>(())
+    /// ```
+    pub fn decode<'r, T: Decode<'r>>(&'r self) -> Result<T, DecodeError> {
+        (self.view).decode_in(self.context(), &self.options)
+    }
+
+    /// A context for the file's branches that keeps what borrowed types borrow in the reader.
+    fn context(&self) -> DecodeContext<'_> {
+        self.view.context(&self.options).keeping_in(&self.kept)
     }
 
     /// Decodes every value at `path` (such as `features.[].properties.ADMIN`, as text or a
@@ -101,9 +135,10 @@ impl<'a> Reader<'a> {
     /// string column stored keyed by another, that one too), all under one decoding budget. A path
     /// that does not exist, or text that is not a path, is a
     /// [`PathNotFound`](crate::DecodeErrorKind::PathNotFound) error.
-    pub fn decode_path<T: Decode>(&self, path: impl AsPath) -> Result<T, DecodeError> {
+    pub fn decode_path<'r, T: Decode<'r>>(&'r self, path: impl AsPath) -> Result<T, DecodeError> {
         let (node, ctx) = self.gathered(path)?;
-        let mut decoder: Indirect<T> =
+        let ctx = ctx.keeping_in(&self.kept);
+        let mut decoder: Indirect<'r, T> =
             decode_root(ctx, node, 1, self.view.parallel(&self.options))?;
         Ok(decoder.next())
     }

@@ -544,7 +544,7 @@ impl std::io::Read for Trickle<'_> {
 }
 
 /// Every chunk a stream reader gives of `bytes`, and how it ended.
-fn stream_rows<T: Decode>(bytes: &[u8]) -> (Vec<T>, Result<(), ArchiveError>) {
+fn stream_rows<T: DecodeOwned>(bytes: &[u8]) -> (Vec<T>, Result<(), ArchiveError>) {
     let mut rows = Vec::new();
     let mut stream = match StreamReader::new(Trickle(bytes)) {
         Ok(stream) => stream,

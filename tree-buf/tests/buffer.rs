@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::fmt::Debug;
 
 use tree_buf::{
-    decode, encode_with_options, Buffer, Decode, DecodeErrorKind, DecodeOptions, Encode,
-    EncodeErrorKind, EncodeOptions, Preference, Value,
+    decode, encode_with_options, Buffer, Decode, DecodeErrorKind, DecodeOptions, DecodeOwned,
+    Encode, EncodeErrorKind, EncodeOptions, Preference, Value,
 };
 
 #[derive(Encode, Decode, Debug, PartialEq, Clone)]
@@ -59,7 +59,7 @@ fn options() -> [EncodeOptions; 4] {
 /// Encodes `value` through `buffer` under every option set, checking the bytes against the free
 /// function's and the round trip.
 #[track_caller]
-fn same_bytes<T: Encode + Decode + PartialEq + Debug>(buffer: &mut Buffer, value: &T) {
+fn same_bytes<T: Encode + DecodeOwned + PartialEq + Debug>(buffer: &mut Buffer, value: &T) {
     for options in options() {
         let expected = encode_with_options(value, &options).unwrap();
         let bytes = buffer

@@ -4,10 +4,10 @@
 use std::fmt::Debug;
 use std::marker::PhantomData;
 
-use tree_buf::{decode, encode, Decode, Encode};
+use tree_buf::{decode, encode, Decode, DecodeOwned, Encode};
 
 #[track_caller]
-fn round_trip<T: Encode + Decode + PartialEq + Debug>(value: T) {
+fn round_trip<T: Encode + DecodeOwned + PartialEq + Debug>(value: T) {
     let back: T = decode(&encode(&value)).unwrap_or_else(|e| panic!("{value:?}: {e}"));
     assert_eq!(back, value);
 }

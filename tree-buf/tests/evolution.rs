@@ -4,11 +4,11 @@
 
 use std::fmt::Debug;
 
-use tree_buf::{decode, encode, Decode, DecodeErrorKind, Encode};
+use tree_buf::{decode, encode, Decode, DecodeErrorKind, DecodeOwned, Encode};
 
 /// Checks that `old` reads as `new`, alone and as the items of a sequence.
 #[track_caller]
-fn reads_as<Old: Encode, New: Decode + PartialEq + Debug + Clone>(old: &Old, new: New) {
+fn reads_as<Old: Encode, New: DecodeOwned + PartialEq + Debug + Clone>(old: &Old, new: New) {
     let root: New = decode(&encode(old)).unwrap_or_else(|e| panic!("at the root: {e}"));
     assert_eq!(root, new, "at the root");
     let items: Vec<New> =
@@ -19,7 +19,7 @@ fn reads_as<Old: Encode, New: Decode + PartialEq + Debug + Clone>(old: &Old, new
 /// Checks that reading `old` as `New` is a schema mismatch at `path` (below the root, or below
 /// `[]` inside a sequence) whose message names every one of `words`.
 #[track_caller]
-fn mismatch<Old: Encode, New: Decode + Debug>(old: &Old, path: &str, words: &[&str]) {
+fn mismatch<Old: Encode, New: DecodeOwned + Debug>(old: &Old, path: &str, words: &[&str]) {
     let in_sequence = if path.is_empty() {
         "[]".to_owned()
     } else {

@@ -16,9 +16,9 @@
 use std::collections::HashMap;
 use std::fmt::Debug;
 
-use tree_buf::{decode, encode, Decode, DecodeErrorKind, Encode};
+use tree_buf::{decode, encode, DecodeErrorKind, DecodeOwned, Encode};
 
-fn round_trip<T: Encode + Decode + PartialEq + Debug>(values: &[T]) -> Vec<u8> {
+fn round_trip<T: Encode + DecodeOwned + PartialEq + Debug>(values: &[T]) -> Vec<u8> {
     let values: Vec<&T> = values.iter().collect();
     let bytes = encode(&values);
     let back: Vec<T> = decode(&bytes).unwrap();
@@ -29,7 +29,7 @@ fn round_trip<T: Encode + Decode + PartialEq + Debug>(values: &[T]) -> Vec<u8> {
 /// Checks that `values` write what their stored forms write, and round-trip.
 fn stored_as<T, S>(values: &[T], stored: impl Fn(&T) -> S)
 where
-    T: Encode + Decode + PartialEq + Debug,
+    T: Encode + DecodeOwned + PartialEq + Debug,
     S: Encode,
 {
     let bytes = round_trip(values);
@@ -38,7 +38,7 @@ where
 }
 
 /// Checks that `stored` does not read as a `T`.
-fn rejected<T: Decode + Debug, S: Encode>(stored: S) {
+fn rejected<T: DecodeOwned + Debug, S: Encode>(stored: S) {
     let error = decode::<Vec<T>>(&encode(&vec![stored])).unwrap_err();
     assert_eq!(error.kind(), DecodeErrorKind::SchemaMismatch, "{error}");
     assert_eq!(error.path(), "[]", "{error}");

@@ -41,8 +41,8 @@ use std::sync::Arc;
 use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
 use tree_buf::{
     decode_with_options, encode_with_options, size_breakdown, size_breakdown_with_options,
-    BreakdownOptions, Codec, Decode, DecodeError, DecodeOptions, Encode, EncodeOptions, Preference,
-    Value,
+    BreakdownOptions, Codec, Decode, DecodeError, DecodeOptions, DecodeOwned, Encode,
+    EncodeOptions, Preference, Value,
 };
 use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
@@ -70,7 +70,7 @@ struct Case {
 
 type DecodeFn = Box<dyn Fn(&[u8], &DecodeOptions) -> Result<Option<String>, DecodeError>>;
 
-fn case<T: Encode + Decode + Debug + 'static>(
+fn case<T: Encode + DecodeOwned + Debug + 'static>(
     name: &'static str,
     options: EncodeOptions,
     expected: T,
@@ -766,7 +766,7 @@ fn written_in(version: &'static str, case: Case) -> Case {
 
 /// A version 4 case: an archive of the `rows`, written by `write`, which reads back as a `Vec` of
 /// them.
-fn archive_case<T: Encode + Decode + Debug + PartialEq + 'static>(
+fn archive_case<T: Encode + DecodeOwned + Debug + PartialEq + 'static>(
     name: &'static str,
     rows: fn() -> Vec<T>,
     write: fn(&[T]) -> Vec<u8>,

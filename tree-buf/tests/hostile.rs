@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use tree_buf::{
     decode, decode_with_options, encode, Decode, DecodeError, DecodeErrorKind, DecodeOptions,
-    Reader, Value,
+    DecodeOwned, Reader, Value,
 };
 
 /// Counts the heap bytes each thread holds and their peak, so that a test can measure what
@@ -318,7 +318,7 @@ fn varint_bytes(value: u64) -> Vec<u8> {
 }
 
 #[track_caller]
-fn assert_kind<T: Decode + std::fmt::Debug>(bytes: &[u8], kind: DecodeErrorKind) {
+fn assert_kind<T: DecodeOwned + std::fmt::Debug>(bytes: &[u8], kind: DecodeErrorKind) {
     let err = decode::<T>(bytes).expect_err("crafted input must not decode");
     assert_eq!(err.kind(), kind, "{err}");
 }

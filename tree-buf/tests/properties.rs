@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt::Debug;
 
 use proptest::prelude::*;
-use tree_buf::{decode, encode, Decode, Encode};
+use tree_buf::{decode, encode, Decode, DecodeOwned, Encode};
 
 #[derive(Encode, Decode, Debug, Clone, PartialEq)]
 struct Record {
@@ -131,7 +131,9 @@ fn people() -> impl Strategy<Value = Vec<(String, String, Option<String>)>> {
         })
 }
 
-fn round_trips<T: Encode + Decode + PartialEq + Debug>(value: &T) -> Result<(), TestCaseError> {
+fn round_trips<T: Encode + DecodeOwned + PartialEq + Debug>(
+    value: &T,
+) -> Result<(), TestCaseError> {
     let back: T = decode(&encode(value)).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(&back, value);
     Ok(())
@@ -250,7 +252,7 @@ fn apply(bytes: &mut Vec<u8>, edit: &Edit) {
 
 /// `value` encoded, then edited: with checksums verified it decodes to an error or to `value`;
 /// without them, as several types and as a `Value`, it may decode to anything but must not panic.
-fn edited_file_gives_an_error_or_its_value<T: Encode + Decode + PartialEq + Debug>(
+fn edited_file_gives_an_error_or_its_value<T: Encode + DecodeOwned + PartialEq + Debug>(
     value: &T,
     edits: &[Edit],
 ) -> Result<(), TestCaseError> {

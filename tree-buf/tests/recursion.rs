@@ -75,7 +75,7 @@ enum Stmt {
     Print(Expr),
 }
 
-fn round_trip<T: Encode + Decode + PartialEq + std::fmt::Debug>(value: &T) -> Vec<u8> {
+fn round_trip<T: Encode + DecodeOwned + PartialEq + std::fmt::Debug>(value: &T) -> Vec<u8> {
     let bytes = encode(value);
     assert_eq!(&decode::<T>(&bytes).unwrap(), value);
     bytes

@@ -654,30 +654,50 @@ fn strings_stored_as_they_are_are_lent_from_the_file() {
 
 #[test]
 fn compressed_strings_are_copied_where_a_type_allows_it() {
-    // Few distinct strings, many times each: a dictionary, not the strings as they are.
+    // Names of many words that repeat: compressed, not the strings as they are. Few distinct
+    // notes, many times each: a dictionary, whose strings are as they are.
     #[derive(Serialize)]
     struct Written {
         id: u32,
-        name: &'static str,
+        name: String,
         note: &'static str,
     }
     let written: Vec<Written> = (0..500)
         .map(|i| Written {
             id: i,
-            name: ["ab", "cd"][i as usize % 2],
+            name: format!("the quick brown fox jumps over the lazy dog {i}"),
             note: ["x", "y", "z"][i as usize % 3],
         })
         .collect();
     let bytes = to_vec(&written).unwrap();
-    // A `Cow` holds its own copy.
+    let schema = tree_buf::Reader::new(&bytes).unwrap().schema();
+    let encoding = |path| schema.find(path).unwrap().encoding.clone().unwrap();
+    assert!(
+        encoding("[].name").starts_with("zstd"),
+        "{}",
+        encoding("[].name")
+    );
+    assert!(
+        encoding("[].note").starts_with("dictionary"),
+        "{}",
+        encoding("[].note")
+    );
+    // A `Cow` holds its own copy of what it cannot borrow.
     #[derive(Deserialize)]
     struct Notes<'a> {
+        #[serde(borrow)]
+        name: std::borrow::Cow<'a, str>,
         #[serde(borrow)]
         note: std::borrow::Cow<'a, str>,
     }
     let notes: Vec<Notes<'_>> = from_slice(&bytes).unwrap();
+    assert_eq!(
+        &*notes[4].name,
+        "the quick brown fox jumps over the lazy dog 4"
+    );
+    assert!(matches!(notes[4].name, std::borrow::Cow::Owned(_)));
     assert_eq!(&*notes[4].note, "y");
-    assert!(matches!(notes[4].note, std::borrow::Cow::Owned(_)));
+    assert!(matches!(notes[4].note, std::borrow::Cow::Borrowed(_)));
     // A `&str` cannot, and says so at its path.
     let error = from_slice::<Vec<Borrowed<'_>>>(&bytes).unwrap_err();
     assert_eq!(error.kind(), DecodeErrorKind::SchemaMismatch);

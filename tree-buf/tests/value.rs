@@ -5,8 +5,8 @@
 
 use proptest::prelude::*;
 use tree_buf::{
-    decode, encode, ArrayWriter, Decode, Encode, EncodeErrorKind, EncodeOptions, NodeType, Reader,
-    Value, ValueWriter,
+    decode, encode, ArrayWriter, Decode, DecodeOwned, Encode, EncodeErrorKind, EncodeOptions,
+    NodeType, Reader, Value, ValueWriter,
 };
 
 /// JSON text as a `Value`, keys in order.
@@ -445,7 +445,7 @@ struct Everything {
 }
 
 /// Reads `value`'s file as a `Value`, writes that, and reads the result as `T` again.
-fn through_value<T: Encode + Decode + PartialEq + std::fmt::Debug>(value: &T) {
+fn through_value<T: Encode + DecodeOwned + PartialEq + std::fmt::Debug>(value: &T) {
     let schemaless: Value = decode(&encode(value)).unwrap();
     let back: T = decode(&encode(&schemaless)).unwrap_or_else(|e| panic!("{value:?}: {e}"));
     assert_eq!(&back, value);

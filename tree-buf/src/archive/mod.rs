@@ -250,9 +250,9 @@ impl From<DecodeError> for ArchiveError {
 }
 
 /// Decodes a whole archive as one value of `T` (a sequence of its rows), for [`crate::decode`].
-pub(crate) fn decode_whole<T: crate::Decode>(
-    bytes: &[u8],
+pub(crate) fn decode_whole<'de, T: crate::Decode<'de>>(
+    bytes: &'de [u8],
     options: &DecodeOptions,
 ) -> Result<T, DecodeError> {
-    Archive::from_bytes_with_options(bytes, options.clone())?.decode_whole()
+    Archive::from_bytes_with_options(bytes, options.clone())?.decode_whole_of(bytes)
 }

@@ -351,7 +351,7 @@ impl<'a> Archive<'a> {
 
     /// The rows of chunk `index`, as `T` (a type with fewer fields reads only their branches).
     /// Fails if `index` is not a chunk's.
-    pub fn decode_chunk<T: Decode>(&self, index: usize) -> Result<Vec<T>, DecodeError> {
+    pub fn decode_chunk<'r, T: Decode<'r>>(&'r self, index: usize) -> Result<Vec<T>, DecodeError> {
         self.check_index(index)?;
         let budget = Budget::for_version(self.chunk_budget(index), self.version);
         self.checked_rows(index, self.decode_chunk_with(index, budget)?)
@@ -359,7 +359,7 @@ impl<'a> Archive<'a> {
 
     /// Every row, as `T`; chunks are decoded in parallel if the options allow, each straight
     /// into its place in the result.
-    pub fn decode_all<T: Decode + Send>(&self) -> Result<Vec<T>, DecodeError> {
+    pub fn decode_all<'r, T: Decode<'r> + Send>(&'r self) -> Result<Vec<T>, DecodeError> {
         let mut budget = Budget::for_version(self.whole_budget(), self.version);
         // The result is made before any chunk is read, so the rows the footer claims are paid
         // for first; each chunk is checked to hold what the footer says before it is written.
@@ -394,7 +394,10 @@ impl<'a> Archive<'a> {
     }
 
     /// The rows in `range`, as `T`: only the chunks that hold them are read.
-    pub fn decode_rows<T: Decode>(&self, range: Range<u64>) -> Result<Vec<T>, DecodeError> {
+    pub fn decode_rows<'r, T: Decode<'r>>(
+        &'r self,
+        range: Range<u64>,
+    ) -> Result<Vec<T>, DecodeError> {
         let end = range.end.min(self.rows);
         let mut rows = Vec::new();
         for (index, info) in self.infos.iter().enumerate() {
@@ -412,13 +415,13 @@ impl<'a> Archive<'a> {
 
     /// The rows a chunk at a time, as `T`: memory holds one chunk's columns, and each row is
     /// made as it is taken.
-    pub fn iter<T: Decode>(&self) -> Result<Rows<'_, 'a, T>, DecodeError> {
+    pub fn iter<'r, T: Decode<'r>>(&'r self) -> Result<Rows<'r, 'a, T>, DecodeError> {
         Ok(self.iter_rows(0..self.rows))
     }
 
     /// The rows in `range`, as [`Self::iter`] gives them: only the chunks that hold them are
     /// read.
-    pub fn iter_rows<T: Decode>(&self, range: Range<u64>) -> Rows<'_, 'a, T> {
+    pub fn iter_rows<'r, T: Decode<'r>>(&'r self, range: Range<u64>) -> Rows<'r, 'a, T> {
         let end = range.end.min(self.rows);
         let next_chunk = (self.infos.iter())
             .position(|info| info.first_row + info.rows > range.start)
@@ -435,18 +438,21 @@ impl<'a> Archive<'a> {
     }
 
     /// A decoder of the rows of chunk `index`, one at a time.
-    fn rows_decoder<T: Decode>(&self, index: usize) -> Result<(Indirect<T>, u64), DecodeError> {
+    fn rows_decoder<'r, T: Decode<'r>>(
+        &'r self,
+        index: usize,
+    ) -> Result<(Indirect<'r, T>, u64), DecodeError> {
         let budget = Budget::for_version(self.chunk_budget(index), self.version);
         self.rows_decoder_with::<T>(index, budget)
     }
 
     /// [`Self::rows_decoder`] drawing on `budget`, which the memory of the rows themselves is
     /// not taken from (the caller holds it).
-    fn rows_decoder_with<T: Decode>(
-        &self,
+    fn rows_decoder_with<'r, T: Decode<'r>>(
+        &'r self,
         index: usize,
         budget: Budget,
-    ) -> Result<(Indirect<T>, u64), DecodeError> {
+    ) -> Result<(Indirect<'r, T>, u64), DecodeError> {
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
         let (chunk, checksums) = self.chunk(index)?;
         let (decoder, rows) =
@@ -460,7 +466,7 @@ impl<'a> Archive<'a> {
     /// collection `T` (such as `Vec<String>`): see [`Reader::decode_path`](crate::Reader::decode_path).
     /// A chunk whose schema lacks the path (rows of [`Value`](crate::Value)s whose field
     /// first comes in a later chunk, say) has no values there; the path must be in some chunk's.
-    pub fn decode_path<T: Decode>(&self, path: impl AsPath) -> Result<T, DecodeError> {
+    pub fn decode_path<'r, T: Decode<'r>>(&'r self, path: impl AsPath) -> Result<T, DecodeError> {
         let path = path.as_path()?;
         let mut parts = Vec::with_capacity(self.chunks.len());
         let mut not_found = None;
@@ -480,7 +486,7 @@ impl<'a> Archive<'a> {
             let mut ctx =
                 DecodeContext::with_budget(chunk.branches, budget, checksums, depth_limit);
             let count = values_at_end(&route, &mut ctx)?;
-            let mut decoder: Indirect<T> =
+            let mut decoder: Indirect<'r, T> =
                 decode_root(ctx, route.node.gathered(count), 1, self.options.parallel)?;
             parts.push(decoder.next());
         }
@@ -491,13 +497,24 @@ impl<'a> Archive<'a> {
     }
 
     /// Decodes the whole archive as one value of `T`, as [`crate::decode`] does.
-    pub(crate) fn decode_whole<T: Decode>(&self) -> Result<T, DecodeError> {
+    ///
+    /// The archive was opened from `bytes` ([`Archive::from_bytes`]), which what it decodes may
+    /// borrow from.
+    pub(crate) fn decode_whole_of<'b, T: Decode<'b>>(
+        &self,
+        bytes: &'b [u8],
+    ) -> Result<T, DecodeError> {
         let budget = self.whole_budget_checked()?;
+        let decode_chunk = |index: usize, budget: Budget| {
+            let tree = &self.schemas[self.chunk_schemas[index]].tree;
+            let (chunk, checksums) = self.chunk_in(bytes, index)?;
+            decode_chunk_rows::<T>(tree, chunk, checksums, budget, &self.options)
+        };
         if self.chunks.len() == 1 {
-            return self.decode_chunk_with::<T>(0, budget);
+            return decode_chunk(0, budget);
         }
         let parts = (0..self.chunks.len())
-            .map(|index| self.decode_chunk_with::<T>(index, budget.clone()))
+            .map(|index| decode_chunk(index, budget.clone()))
             .collect::<Result<Vec<T>, _>>()?;
         join(parts)
     }
@@ -546,7 +563,11 @@ impl<'a> Archive<'a> {
     }
 
     /// Decodes chunk `index` as one value of `T` (a sequence of its rows), drawing on `budget`.
-    fn decode_chunk_with<T: Decode>(&self, index: usize, budget: Budget) -> Result<T, DecodeError> {
+    fn decode_chunk_with<'r, T: Decode<'r>>(
+        &'r self,
+        index: usize,
+        budget: Budget,
+    ) -> Result<T, DecodeError> {
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
         let (chunk, checksums) = self.chunk(index)?;
         decode_chunk_rows(tree, chunk, checksums, budget, &self.options)
@@ -613,28 +634,28 @@ pub(crate) fn parse_chunk<'b>(
 
 /// Decodes `chunk`, whose schema is `tree`, as one value of `T` (a sequence of its rows),
 /// drawing on `budget` and checking every branch read against `checksums` (unless empty).
-pub(crate) fn decode_chunk_rows<T: Decode>(
+pub(crate) fn decode_chunk_rows<'b, T: Decode<'b>>(
     tree: &SchemaTree,
-    chunk: Chunk<'_>,
+    chunk: Chunk<'b>,
     checksums: Vec<u32>,
     budget: Budget,
     options: &DecodeOptions,
 ) -> Result<T, DecodeError> {
     let ctx = DecodeContext::with_budget(chunk.branches, budget, checksums, options.depth_limit);
-    let mut decoder: Indirect<T> = decode_root(ctx, tree.root(), 1, options.parallel)?;
+    let mut decoder: Indirect<'b, T> = decode_root(ctx, tree.root(), 1, options.parallel)?;
     Ok(decoder.next())
 }
 
 /// A decoder of the rows of `chunk`, whose schema is `tree`, one at a time, and how many there
 /// are; `check` sees the count before any row's columns are decoded.
-pub(crate) fn chunk_rows_decoder<T: Decode>(
+pub(crate) fn chunk_rows_decoder<'b, T: Decode<'b>>(
     tree: &SchemaTree,
-    chunk: Chunk<'_>,
+    chunk: Chunk<'b>,
     checksums: Vec<u32>,
     budget: Budget,
     options: &DecodeOptions,
     check: impl FnOnce(usize) -> Result<(), DecodeError>,
-) -> Result<(Indirect<T>, usize), DecodeError> {
+) -> Result<(Indirect<'b, T>, usize), DecodeError> {
     let (items, rows, ctx) = chunk_items(tree, chunk, checksums, budget, options.depth_limit)?;
     check(rows)?;
     Ok((decode_root(ctx, items, rows, options.parallel)?, rows))
@@ -659,7 +680,7 @@ fn chunk_items<'t, 'b>(
 }
 
 /// Joins the values decoded from each chunk into one.
-fn join<T: Decode>(parts: Vec<T>) -> Result<T, DecodeError> {
+fn join<'de, T: Decode<'de>>(parts: Vec<T>) -> Result<T, DecodeError> {
     let chunks = parts.len();
     T::join_chunks(parts).ok_or_else(|| {
         DecodeError::new(
@@ -675,7 +696,7 @@ fn join<T: Decode>(parts: Vec<T>) -> Result<T, DecodeError> {
 }
 
 /// The rows of an archive, decoded a chunk at a time: see [`Archive::iter`].
-pub struct Rows<'r, 'a, T: Decode> {
+pub struct Rows<'r, 'a, T: Decode<'r>> {
     archive: &'r Archive<'a>,
     next_chunk: usize,
     /// Rows to pass over at the start of the next chunk.
@@ -683,10 +704,10 @@ pub struct Rows<'r, 'a, T: Decode> {
     /// Rows still to give.
     remaining: u64,
     /// The chunk being read, and its rows not yet taken.
-    chunk: Option<(Indirect<T>, u64)>,
+    chunk: Option<(Indirect<'r, T>, u64)>,
 }
 
-impl<T: Decode> Iterator for Rows<'_, '_, T> {
+impl<'r, T: Decode<'r>> Iterator for Rows<'r, '_, T> {
     type Item = Result<T, DecodeError>;
 
     fn next(&mut self) -> Option<Self::Item> {

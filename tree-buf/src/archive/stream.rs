@@ -12,7 +12,7 @@ use crate::error::{corrupt, truncated, DecodeError, DecodeErrorKind};
 use crate::file::{Chunk, Head, ARCHIVE};
 use crate::options::DecodeOptions;
 use crate::schema::SchemaTree;
-use crate::types::{Decode, Indirect, ValueDecoder};
+use crate::types::{Decode, DecodeOwned, Indirect, ValueDecoder};
 
 /// Reads an archive from the start, a chunk at a time, from any [`Read`] (standard input, a
 /// socket, a decompressor), as an Arrow IPC stream is read: it needs neither the footer nor a
@@ -86,7 +86,7 @@ impl<R: Read> StreamReader<R> {
     /// The rows of the next chunk, as `T`; `None` once the archive has ended after a footer. A
     /// stream that ends before any footer (its writer did not finish) is an error, after every
     /// complete chunk has been given.
-    pub fn next_chunk<T: Decode>(&mut self) -> Result<Option<Vec<T>>, ArchiveError> {
+    pub fn next_chunk<T: DecodeOwned>(&mut self) -> Result<Option<Vec<T>>, ArchiveError> {
         if !self.next_section()? {
             return Ok(None);
         }
@@ -120,7 +120,9 @@ impl<R: Read> StreamReader<R> {
     /// assert_eq!(sum, 10);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn next_rows<T: Decode>(&mut self) -> Result<Option<ChunkRows<T>>, ArchiveError> {
+    pub fn next_rows<'s, T: Decode<'s>>(
+        &'s mut self,
+    ) -> Result<Option<ChunkRows<'s, T>>, ArchiveError> {
         if !self.next_section()? {
             return Ok(None);
         }
@@ -203,12 +205,12 @@ impl<R: Read> StreamReader<R> {
 
 /// The rows of one chunk of a stream, made one at a time as they are taken: see
 /// [`StreamReader::next_rows`].
-pub struct ChunkRows<T: Decode> {
-    decoder: Indirect<T>,
+pub struct ChunkRows<'s, T: Decode<'s>> {
+    decoder: Indirect<'s, T>,
     remaining: usize,
 }
 
-impl<T: Decode> Iterator for ChunkRows<T> {
+impl<'s, T: Decode<'s>> Iterator for ChunkRows<'s, T> {
     type Item = T;
 
     fn next(&mut self) -> Option<T> {
@@ -221,7 +223,7 @@ impl<T: Decode> Iterator for ChunkRows<T> {
     }
 }
 
-impl<T: Decode> ExactSizeIterator for ChunkRows<T> {}
+impl<'s, T: Decode<'s>> ExactSizeIterator for ChunkRows<'s, T> {}
 
 /// Reads a varint a byte at a time.
 fn read_varint(source: &mut impl Read) -> Result<u64, ArchiveError> {

@@ -26,10 +26,12 @@ use std::sync::{Arc, OnceLock};
 use crate::encodings::budget::Budget;
 use crate::encodings::float::FloatWord;
 use crate::encodings::int::Word;
-use crate::encodings::string::Strings;
+use crate::encodings::string::DecodedStrings;
 use crate::encodings::{bool as bools, float, int, recursion, string, Version};
 use crate::error::{corrupt, limit_exceeded, DecodeError};
 use crate::schema::{NodeRef, NodeType};
+
+use super::Kept;
 
 /// A leaf column a decoder registered: empty while the decoders are built, filled by the batch
 /// before any value is handed out.
@@ -131,6 +133,9 @@ pub struct DecodeContext<'a> {
     ///
     /// [`DecodeOptions::depth_limit`]: crate::DecodeOptions::depth_limit
     depth_limit: usize,
+    /// Where columns that the file does not hold as they are can be kept for borrowed types to
+    /// borrow (a [`Reader`](crate::Reader)'s); without it, such types need the file's bytes.
+    kept: Option<&'a Kept>,
 }
 
 /// How the values of a recursion target are laid out: its own (from its parent) and those of
@@ -191,7 +196,22 @@ impl<'a> DecodeContext<'a> {
             recursions: HashMap::new(),
             pools: Vec::new(),
             depth_limit,
+            kept: None,
         }
+    }
+
+    /// The context, keeping in `kept` the columns that borrowed types borrow but the file does
+    /// not hold as they are.
+    pub(crate) fn keeping_in(self, kept: &'a Kept) -> Self {
+        DecodeContext {
+            kept: Some(kept),
+            ..self
+        }
+    }
+
+    /// Where columns are kept for borrowed types, if anywhere.
+    pub(crate) fn kept(&self) -> Option<&'a Kept> {
+        self.kept
     }
 
     /// Makes the leaves registered from now on wait for [`Self::decode_leaves`], which may spread
@@ -447,7 +467,7 @@ impl<'a> DecodeContext<'a> {
         node: NodeRef<'_>,
         count: usize,
         extra_bytes_each: usize,
-        then: impl FnOnce(Strings) -> Result<C, DecodeError> + Send + 'a,
+        then: impl FnOnce(DecodedStrings<'a>) -> Result<C, DecodeError> + Send + 'a,
     ) -> Result<Leaf<C>, DecodeError> {
         let source = match string::keyed_source(self.branch(node)?) {
             None => None,
@@ -471,18 +491,23 @@ impl<'a> DecodeContext<'a> {
         })
     }
 
-    /// The `count` strings of `node`'s branch where they stand in the file, if the branch holds
-    /// them as they are (a plain stream: not compressed, not keyed); `None` otherwise.
-    #[cfg(feature = "serde")]
-    pub(crate) fn strings_in_place(
+    /// The `count` bytes of `node`'s branch of `u8`s for as long as the context's bytes: lent
+    /// from the branch if it holds them as they are, else decoded and kept where the context
+    /// keeps columns; an error if it keeps none.
+    pub(crate) fn lent_bytes(
         &mut self,
         node: NodeRef<'_>,
         count: usize,
-    ) -> Result<Option<(&'a str, Vec<usize>)>, DecodeError> {
-        self.charge(node, count, size_of::<usize>())?;
-        let branch = self.branch(node)?;
-        string::decode_in_place(branch, count, &mut self.budget)
-            .map_err(|e| e.at_path_if_unset(|| node.path()))
+    ) -> Result<Leaf<&'a [u8]>, DecodeError> {
+        let kept = self.kept;
+        self.leaf(node, count, 1, move |branch, count, budget| {
+            if let Some(bytes) = int::bytes_as_they_are(branch, count) {
+                return Ok(bytes);
+            }
+            let bytes = int::decode::<u8>(branch, count, budget)?;
+            kept.map(|kept| kept.bytes(bytes))
+                .ok_or_else(|| string::not_lent("bytes"))
+        })
     }
 
     /// The bytes of branch `source`, which `node`'s keyed string branch of `count` strings

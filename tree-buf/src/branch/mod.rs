@@ -6,11 +6,13 @@
 mod column;
 mod context;
 mod describe;
+mod kept;
 mod keyed;
 mod writer;
 
 pub(crate) use column::{Column, Words};
 pub use context::{DecodeContext, Leaf};
 pub(crate) use describe::branch_encoding;
+pub(crate) use kept::Kept;
 pub(crate) use keyed::key_string_siblings;
 pub use writer::{EncodeResult, SchemaWriter};

@@ -25,6 +25,7 @@
 //! Every string must be valid UTF-8 on its own: a string boundary inside a character is corrupt.
 
 use std::borrow::Cow;
+use std::convert::Infallible;
 use std::ops::Range;
 
 use super::budget::Budget;
@@ -35,7 +36,8 @@ use super::int::select::{encode_nested, encode_nested_prefixed, Chain};
 use super::numbering::Numbering;
 use super::zstd::{self, Frame};
 use super::{check_depth, is_empty_form, tags, Settings, Version};
-use crate::error::{corrupt, DecodeError};
+use crate::branch::Kept;
+use crate::error::{corrupt, DecodeError, DecodeErrorKind};
 
 tags! {
     /// The first byte of a string stream: its codec.
@@ -47,12 +49,17 @@ tags! {
     }
 }
 
-/// Strings as one buffer and where each ends (each starts where the one before ends).
+/// Strings as one buffer and where each ends (each starts where the one before ends). An
+/// encoder's column owns its text (`S = String`); a decoded one holds it as the stream does: lent
+/// from the file where the stream keeps it as it is, owned where it had to be made (decompressed).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(crate) struct StrColumn {
-    bytes: String,
+pub struct StrColumn<S = String> {
+    bytes: S,
     ends: Vec<usize>,
 }
+
+/// Decoded strings, lent from the stream's bytes of lifetime `'t` or owned.
+pub type DecodedStrings<'t> = Strings<Cow<'t, str>>;
 
 impl StrColumn {
     pub(crate) fn push(&mut self, value: &str) {
@@ -60,28 +67,35 @@ impl StrColumn {
         self.ends.push(self.bytes.len());
     }
 
+    /// Appends the strings of `other`.
+    fn append<S: AsRef<str>>(&mut self, other: &StrColumn<S>) {
+        let offset = self.bytes.len();
+        self.bytes.push_str(other.bytes.as_ref());
+        self.ends.extend(other.ends.iter().map(|&end| end + offset));
+    }
+}
+
+impl<S> StrColumn<S> {
     pub(crate) fn len(&self) -> usize {
         self.ends.len()
     }
 
-    /// The bytes of the strings and of where they end.
-    pub(crate) fn bytes(&self) -> usize {
-        self.bytes.len() + size_of_val(self.ends.as_slice())
-    }
-
-    /// String `index`, or "" past the end.
+    /// Where string `index` is in the text: empty past the end.
     #[inline]
-    pub(crate) fn get(&self, index: usize) -> &str {
+    fn span(&self, index: usize) -> Range<usize> {
         let start = match index.checked_sub(1) {
             Some(before) => self.ends.get(before).copied().unwrap_or_default(),
             None => 0,
         };
-        let end = self.ends.get(index).copied().unwrap_or_default();
-        self.bytes.get(start..end).unwrap_or_default()
+        start..self.ends.get(index).copied().unwrap_or_default()
     }
 
-    fn iter(&self) -> impl Iterator<Item = &str> {
-        (0..self.len()).map(|i| self.get(i))
+    /// The same strings with their text made into another form.
+    fn map_text<U, E>(self, text: impl FnOnce(S) -> Result<U, E>) -> Result<StrColumn<U>, E> {
+        Ok(StrColumn {
+            bytes: text(self.bytes)?,
+            ends: self.ends,
+        })
     }
 
     /// The byte length of each string.
@@ -92,30 +106,66 @@ impl StrColumn {
             .zip(starts)
             .map(|(&end, start)| end - start)
     }
+}
 
-    /// Appends the strings of `other`.
-    fn append(&mut self, other: &StrColumn) {
-        let offset = self.bytes.len();
-        self.bytes.push_str(&other.bytes);
-        self.ends.extend(other.ends.iter().map(|&end| end + offset));
+impl<S: AsRef<str>> StrColumn<S> {
+    /// The bytes of the strings and of where they end.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes.as_ref().len() + size_of_val(self.ends.as_slice())
+    }
+
+    /// String `index`, or "" past the end.
+    #[inline]
+    pub(crate) fn get(&self, index: usize) -> &str {
+        self.bytes
+            .as_ref()
+            .get(self.span(index))
+            .unwrap_or_default()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len()).map(|i| self.get(i))
+    }
+}
+
+impl<'t> StrColumn<&'t str> {
+    /// String `index`, for as long as the text it is lent from; "" past the end.
+    #[inline]
+    fn get_lent(&self, index: usize) -> &'t str {
+        self.bytes.get(self.span(index)).unwrap_or_default()
+    }
+}
+
+impl<'t> StrColumn<Cow<'t, str>> {
+    /// String `index` for as long as the text it is lent from, if the text is lent ("" past the
+    /// end); `None` if the column owns its text.
+    #[inline]
+    fn lent(&self, index: usize) -> Option<&'t str> {
+        match &self.bytes {
+            Cow::Borrowed(text) => Some(text.get(self.span(index)).unwrap_or_default()),
+            Cow::Owned(_) => None,
+        }
     }
 }
 
 /// Decoded strings: the strings themselves, or, from dictionary and keyed streams, an index for
 /// each into a table that holds the strings they stand for once.
 #[derive(Debug)]
-pub(crate) enum Strings {
-    Plain(StrColumn),
-    Indexed { table: StrColumn, indices: Vec<u32> },
+pub enum Strings<S = String> {
+    Plain(StrColumn<S>),
+    Indexed {
+        table: StrColumn<S>,
+        indices: Vec<u32>,
+    },
 }
 
-impl Default for Strings {
+impl<S: Default> Default for Strings<S> {
     fn default() -> Self {
         Strings::Plain(StrColumn::default())
     }
 }
 
-impl Strings {
+impl<S> Strings<S> {
     pub(crate) fn len(&self) -> usize {
         match self {
             Strings::Plain(column) => column.len(),
@@ -123,33 +173,91 @@ impl Strings {
         }
     }
 
-    /// String `index`, or "" past the end.
+    /// The column and the position in it that hold string `index`: `None` past the end.
     #[inline]
-    pub(crate) fn get(&self, index: usize) -> &str {
+    fn locate(&self, index: usize) -> Option<(&StrColumn<S>, usize)> {
         match self {
-            Strings::Plain(column) => column.get(index),
-            Strings::Indexed { table, indices } => match indices.get(index) {
-                Some(&entry) => table.get(entry as usize),
-                None => "",
-            },
+            Strings::Plain(column) => Some((column, index)),
+            Strings::Indexed { table, indices } => Some((table, *indices.get(index)? as usize)),
         }
     }
 
-    /// The strings as a plain column, for a table that nests another stream's strings.
-    fn into_plain(self) -> StrColumn {
-        match self {
-            Strings::Plain(column) => column,
-            indexed => {
-                let mut column = StrColumn::default();
-                (0..indexed.len()).for_each(|i| column.push(indexed.get(i)));
-                column
-            }
+    /// The same strings with the text of their column or table made into another form.
+    pub(crate) fn map_text<U, E>(
+        self,
+        text: impl FnOnce(S) -> Result<U, E>,
+    ) -> Result<Strings<U>, E> {
+        Ok(match self {
+            Strings::Plain(column) => Strings::Plain(column.map_text(text)?),
+            Strings::Indexed { table, indices } => Strings::Indexed {
+                table: table.map_text(text)?,
+                indices,
+            },
+        })
+    }
+}
+
+impl<S: AsRef<str>> Strings<S> {
+    /// String `index`, or "" past the end.
+    #[inline]
+    pub(crate) fn get(&self, index: usize) -> &str {
+        match self.locate(index) {
+            Some((column, at)) => column.get(at),
+            None => "",
         }
     }
 
     #[cfg(test)]
     fn iter(&self) -> impl Iterator<Item = &str> {
         (0..self.len()).map(|i| self.get(i))
+    }
+}
+
+impl<'t> Strings<&'t str> {
+    /// String `index`, for as long as the text it is lent from; "" past the end.
+    #[inline]
+    pub(crate) fn get_lent(&self, index: usize) -> &'t str {
+        match self.locate(index) {
+            Some((column, at)) => column.get_lent(at),
+            None => "",
+        }
+    }
+}
+
+impl<'t> DecodedStrings<'t> {
+    /// String `index` for as long as the text it is lent from, if the text is lent ("" past the
+    /// end); `None` if the strings own their text.
+    #[inline]
+    pub(crate) fn lent(&self, index: usize) -> Option<&'t str> {
+        match self.locate(index) {
+            Some((column, at)) => column.lent(at),
+            None => Some(""),
+        }
+    }
+
+    /// The strings lent for `'t`: from the stream's bytes if they are, else from `kept`, which
+    /// keeps the text. An error if the text is neither lent nor can be kept.
+    pub(crate) fn lend(self, kept: Option<&'t Kept>) -> Result<Strings<&'t str>, DecodeError> {
+        self.map_text(|text| match (text, kept) {
+            (Cow::Borrowed(text), _) => Ok(text),
+            (Cow::Owned(text), Some(kept)) => Ok(kept.text(text)),
+            (Cow::Owned(_), None) => Err(not_lent("strings")),
+        })
+    }
+
+    /// The strings as a plain column, for a table that nests another stream's strings.
+    fn into_plain(self) -> StrColumn<Cow<'t, str>> {
+        match self {
+            Strings::Plain(column) => column,
+            indexed => {
+                let mut column = StrColumn::default();
+                (0..indexed.len()).for_each(|i| column.push(indexed.get(i)));
+                StrColumn {
+                    bytes: Cow::Owned(column.bytes),
+                    ends: column.ends,
+                }
+            }
+        }
     }
 }
 
@@ -291,7 +399,10 @@ pub(crate) struct Ranks {
 impl Ranks {
     /// The ranks of `column`, or `None` as soon as more than `max_distinct` of its strings are
     /// distinct.
-    pub(crate) fn at_most(column: &StrColumn, max_distinct: usize) -> Option<Ranks> {
+    pub(crate) fn at_most<S: AsRef<str>>(
+        column: &StrColumn<S>,
+        max_distinct: usize,
+    ) -> Option<Ranks> {
         /// Room for distinct strings reserved up front, so that small columns never grow it.
         const RESERVED: usize = 1 << 12;
         let capacity = column.len().min(max_distinct + 1).min(RESERVED);
@@ -466,12 +577,12 @@ impl<'a> StrStream<'a> {
         count: usize,
         budget: &mut Budget,
         depth: usize,
-    ) -> Result<Strings, DecodeError> {
+    ) -> Result<DecodedStrings<'a>, DecodeError> {
         match self {
             StrStream::Plain { lengths, text } => {
                 let (text, ends) = checked_plain(lengths, text, count, budget, depth)?;
                 Ok(Strings::Plain(StrColumn {
-                    bytes: text.to_owned(),
+                    bytes: Cow::Borrowed(text),
                     ends,
                 }))
             }
@@ -559,12 +670,12 @@ pub(crate) fn keyed_source(bytes: &[u8]) -> Option<Result<usize, DecodeError>> {
 
 /// Decodes a keyed stream of `count` strings over `source`, the decoded strings of its source
 /// branch. The caller has charged the budget for the spans; string bytes are charged here.
-pub(crate) fn decode_keyed(
-    bytes: &[u8],
-    source: &Strings,
+pub(crate) fn decode_keyed<'t, S: AsRef<str>>(
+    bytes: &'t [u8],
+    source: &Strings<S>,
     count: usize,
     budget: &mut Budget,
-) -> Result<Strings, DecodeError> {
+) -> Result<DecodedStrings<'t>, DecodeError> {
     let StrStream::Keyed(keyed) = StrStream::parse(bytes)? else {
         return Err(corrupt("not a keyed string stream"));
     };
@@ -587,7 +698,7 @@ pub(crate) fn decode_keyed(
     // The table's spans, and the keys' ranks worked out below.
     budget.charge(distinct, size_of::<Range<usize>>() + 3 * size_of::<usize>())?;
     budget.charge(count, size_of::<u32>())?;
-    let mut table = decode_nested(keyed.table, distinct, budget, 1)?.into_plain();
+    let table = decode_nested(keyed.table, distinct, budget, 1)?.into_plain();
     if exception_count > count {
         return Err(corrupt(format!(
             "{exception_count} exceptions among {count} keyed strings"
@@ -637,7 +748,18 @@ pub(crate) fn decode_keyed(
         *slot = exception;
         next_free = position + 1;
     }
-    table.append(&exceptions);
+    // The exceptions' strings follow the table's: the table is copied only if there are any.
+    let table = if exceptions.len() == 0 {
+        table
+    } else {
+        let mut joined = StrColumn::default();
+        joined.append(&table);
+        joined.append(&exceptions);
+        StrColumn {
+            bytes: Cow::Owned(joined.bytes),
+            ends: joined.ends,
+        }
+    };
     // As for a dictionary: charge the text the strings stand for.
     budget.charge(indexed_text(&table, &indices), 1)?;
     Ok(Strings::Indexed { table, indices })
@@ -655,25 +777,6 @@ fn checked_plain<'a>(
     let text = std::str::from_utf8(text).map_err(not_utf8)?;
     check_boundaries(&ends, text)?;
     Ok((text, ends))
-}
-
-/// The strings of a stream that holds them as they are (plain, not compressed, not keyed): its
-/// text, where it is in `bytes`, and where each string ends; `None` for a stream of another codec.
-#[cfg(feature = "serde")]
-pub(crate) fn decode_in_place<'a>(
-    bytes: &'a [u8],
-    count: usize,
-    budget: &mut Budget,
-) -> Result<Option<(&'a str, Vec<usize>)>, DecodeError> {
-    if is_empty_form(bytes, count) {
-        return Ok(Some(("", Vec::new())));
-    }
-    match StrStream::parse(bytes)? {
-        StrStream::Plain { lengths, text } => {
-            checked_plain(lengths, text, count, budget, 0).map(Some)
-        }
-        _ => Ok(None),
-    }
 }
 
 /// The ends of the `count` strings of a plain stream in its text of `text_len` bytes, from the
@@ -719,7 +822,7 @@ fn not_utf8(error: std::str::Utf8Error) -> DecodeError {
 }
 
 /// The bytes of all the strings that `indices` (each valid) pick from `table`.
-fn indexed_text(table: &StrColumn, indices: &[u32]) -> usize {
+fn indexed_text<S>(table: &StrColumn<S>, indices: &[u32]) -> usize {
     let lengths: Vec<usize> = table.lengths().collect();
     (indices.iter()).fold(0usize, |sum, &index| {
         sum.saturating_add(lengths.get(index as usize).copied().unwrap_or_default())
@@ -728,7 +831,7 @@ fn indexed_text(table: &StrColumn, indices: &[u32]) -> usize {
 
 /// The rank of each of `source`'s strings in order of first appearance, and how many distinct
 /// strings there are; `None` as soon as there are more than `max_distinct`.
-fn key_ranks(source: &Strings, max_distinct: usize) -> Option<(Vec<u32>, usize)> {
+fn key_ranks<S: AsRef<str>>(source: &Strings<S>, max_distinct: usize) -> Option<(Vec<u32>, usize)> {
     match source {
         Strings::Plain(column) => {
             let ranks = Ranks::at_most(column, max_distinct)?;
@@ -765,20 +868,20 @@ fn key_ranks(source: &Strings, max_distinct: usize) -> Option<(Vec<u32>, usize)>
 
 /// Decodes `count` strings, validating all of them. The caller has charged the budget for the
 /// spans; string bytes are charged here.
-pub(crate) fn decode(
-    bytes: &[u8],
+pub(crate) fn decode<'t>(
+    bytes: &'t [u8],
     count: usize,
     budget: &mut Budget,
-) -> Result<Strings, DecodeError> {
+) -> Result<DecodedStrings<'t>, DecodeError> {
     decode_nested(bytes, count, budget, 0)
 }
 
-fn decode_nested(
-    bytes: &[u8],
+fn decode_nested<'t>(
+    bytes: &'t [u8],
     count: usize,
     budget: &mut Budget,
     depth: usize,
-) -> Result<Strings, DecodeError> {
+) -> Result<DecodedStrings<'t>, DecodeError> {
     check_depth(depth)?;
     if is_empty_form(bytes, count) {
         return Ok(Strings::default());
@@ -788,12 +891,12 @@ fn decode_nested(
 
 /// [`decode_nested`] for a stream the decoder owns (decompressed): a plain stream's text stays
 /// where it is and becomes the column's, instead of being copied.
-fn decode_owned(
+fn decode_owned<'t>(
     mut bytes: Vec<u8>,
     count: usize,
     budget: &mut Budget,
     depth: usize,
-) -> Result<Strings, DecodeError> {
+) -> Result<DecodedStrings<'t>, DecodeError> {
     check_depth(depth)?;
     if is_empty_form(&bytes, count) {
         return Ok(Strings::default());
@@ -803,12 +906,38 @@ fn decode_owned(
             plain_ends(lengths, text.len(), count, budget, depth)?,
             bytes.len() - text.len(),
         ),
-        other => return other.decode(count, budget, depth),
+        // What the stream holds besides its text is made anew, so its lifetime does not matter.
+        other => return other.decode(count, budget, depth).map(owned_strings),
     };
     bytes.drain(..text_start);
     let text = String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error()))?;
     check_boundaries(&ends, &text)?;
-    Ok(Strings::Plain(StrColumn { bytes: text, ends }))
+    Ok(Strings::Plain(StrColumn {
+        bytes: Cow::Owned(text),
+        ends,
+    }))
+}
+
+/// The error for a borrowed type whose `what` are not stored as they are.
+pub(crate) fn not_lent(what: &str) -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::SchemaMismatch,
+        "",
+        format!(
+            "the type borrows these {what}, but the file does not hold them as they are (it \
+             compressed or packed them): decode through a Reader, which keeps them, or own them \
+             (String, Cow<str>, Vec<u8>)"
+        ),
+    )
+}
+
+/// Strings decoded from a stream the decoder owns, made to own their text.
+fn owned_strings<'t>(strings: DecodedStrings<'_>) -> DecodedStrings<'t> {
+    let owned = |text: Cow<'_, str>| Ok::<_, Infallible>(Cow::Owned(text.into_owned()));
+    match strings.map_text(owned) {
+        Ok(strings) => strings,
+        Err(never) => match never {},
+    }
 }
 
 /// The encoding of a string stream. A keyed stream names its source by branch index only.
@@ -976,13 +1105,17 @@ mod tests {
         let source = column(&["a", "b", "a", "c", "a", "b", "a", "c"]);
         let values = column(&["x", "y", "x", "z", "x", "y", "x", "z"]);
         let good = keyed_round_trip(&source, &values);
-        let decode = |bytes: &[u8], source: &StrColumn, count| {
+        fn decode<'t>(
+            bytes: &'t [u8],
+            source: &StrColumn,
+            count: usize,
+        ) -> Result<DecodedStrings<'t>, DecodeError> {
             let [plain, indexed] = decoded_forms(source);
             let result = decode_keyed(bytes, &plain, count, &mut Budget::new(u64::MAX));
             let again = decode_keyed(bytes, &indexed, count, &mut Budget::new(u64::MAX));
             assert_eq!(result.is_ok(), again.is_ok());
             result
-        };
+        }
         let short = column(&["a", "b", "a", "c", "a", "b", "a"]);
         assert!(decode(&good, &short, 8).is_err(), "a short source");
         let more_keys = column(&["a", "b", "a", "c", "a", "b", "a", "d"]);

@@ -105,7 +105,7 @@ impl<'a> FileView<'a> {
     }
 
     /// Decodes the root value once the branch data is checked.
-    fn read<T: Decode>(&self, options: &DecodeOptions) -> Result<T, DecodeError> {
+    fn read<T: Decode<'a>>(&self, options: &DecodeOptions) -> Result<T, DecodeError> {
         self.verify_data(options)?;
         self.decode(options)
     }
@@ -129,14 +129,19 @@ impl<'a> FileView<'a> {
 
     /// Decodes the root value, reading only the branches `T` needs; the data checksum is the
     /// caller's to verify.
-    pub(crate) fn decode<T: Decode>(&self, options: &DecodeOptions) -> Result<T, DecodeError> {
+    pub(crate) fn decode<T: Decode<'a>>(&self, options: &DecodeOptions) -> Result<T, DecodeError> {
+        self.decode_in(self.context(options), options)
+    }
+
+    /// [`Self::decode`] in `ctx`, a context for this file's branches.
+    pub(crate) fn decode_in<'c, T: Decode<'c>>(
+        &self,
+        ctx: DecodeContext<'c>,
+        options: &DecodeOptions,
+    ) -> Result<T, DecodeError> {
         self.check_one_root()?;
-        let mut decoder: Indirect<T> = decode_root(
-            self.context(options),
-            self.tree.root(),
-            1,
-            self.parallel(options),
-        )?;
+        let mut decoder: Indirect<'c, T> =
+            decode_root(ctx, self.tree.root(), 1, self.parallel(options))?;
         Ok(decoder.next())
     }
 
@@ -292,7 +297,10 @@ impl<'a> Chunk<'a> {
 }
 
 /// Decodes a file, all checksums verified first; an archive as a sequence of its rows.
-pub(crate) fn read<T: Decode>(bytes: &[u8], options: &DecodeOptions) -> Result<T, DecodeError> {
+pub(crate) fn read<'de, T: Decode<'de>>(
+    bytes: &'de [u8],
+    options: &DecodeOptions,
+) -> Result<T, DecodeError> {
     let head = Head::parse(bytes, options)?;
     if head.flags & ARCHIVE != 0 {
         return crate::archive::decode_whole(bytes, options);
@@ -310,9 +318,9 @@ pub(crate) struct ReadScratch {
 
 impl ReadScratch {
     /// Decodes a file as [`read`] does, with the last schema's tree if the file's is the same.
-    pub(crate) fn read<T: Decode>(
+    pub(crate) fn read<'de, T: Decode<'de>>(
         &mut self,
-        bytes: &[u8],
+        bytes: &'de [u8],
         options: &DecodeOptions,
     ) -> Result<T, DecodeError> {
         let head = Head::parse(bytes, options)?;

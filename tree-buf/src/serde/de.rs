@@ -14,7 +14,7 @@ use crate::archive::Archive;
 use crate::branch::{DecodeContext, Leaf};
 use crate::encodings::budget::Budget;
 use crate::encodings::int::Word;
-use crate::encodings::string::Strings;
+use crate::encodings::string::DecodedStrings;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::schema::canonical::canonical_name;
 use crate::schema::{NodeRef, NodeType};
@@ -40,49 +40,25 @@ pub(super) struct Slot<'t, 'a> {
     built: Option<Built<'t, 'a>>,
 }
 
-/// The strings of a string column, handed out in order.
+/// The strings of a string node, handed out in order: lent from the file where it holds them as
+/// they are, so that a type may borrow them (`&'de str`).
 #[derive(Debug, Default)]
-struct StrCursor {
-    strings: Strings,
+struct Texts<'a> {
+    strings: DecodedStrings<'a>,
     next: usize,
 }
 
-impl StrCursor {
-    /// The next string; "" past the end.
-    #[inline]
-    fn next(&mut self) -> &str {
-        let index = self.next;
-        self.next += 1;
-        self.strings.get(index)
-    }
-}
-
-/// The strings of a string node: where they stand in the file when it holds them as they are,
-/// so that a type may borrow them (`&'de str`); decoded otherwise.
-#[derive(Debug)]
-enum Texts<'a> {
-    InPlace {
-        text: &'a str,
-        ends: IntoIter<usize>,
-        start: usize,
-    },
-    Decoded(Leaf<StrCursor>),
-}
-
 impl<'a> Texts<'a> {
-    /// Hands the next string to `visitor`, lent from the file where it can be.
+    /// Hands the next string to `visitor`, lent from the file where it can be; "" past the end.
     fn visit<'de, V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, DecodeError>
     where
         'a: 'de,
     {
-        match self {
-            Texts::InPlace { text, ends, start } => {
-                let end = ends.next().unwrap_or(*start);
-                let value = text.get(*start..end).unwrap_or_default();
-                *start = end;
-                visitor.visit_borrowed_str(value)
-            }
-            Texts::Decoded(strings) => visitor.visit_str(strings.column().next()),
+        let index = self.next;
+        self.next += 1;
+        match self.strings.lent(index) {
+            Some(text) => visitor.visit_borrowed_str(text),
+            None => visitor.visit_str(self.strings.get(index)),
         }
     }
 }
@@ -105,7 +81,7 @@ enum Built<'t, 'a> {
     F32(Leaf<IntoIter<u32>>),
     F64(Leaf<IntoIter<u64>>),
     Char(Leaf<IntoIter<char>>),
-    Str(Texts<'a>),
+    Str(Leaf<Texts<'a>>),
     Option {
         presence: IntoIter<bool>,
         inner: Box<Slot<'t, 'a>>,
@@ -272,16 +248,9 @@ fn build<'t, 'a>(
             let chars = codes.into_iter().map(char_from_code);
             Ok(chars.collect::<Result<Vec<char>, _>>()?.into_iter())
         })?),
-        NodeType::Str => Built::Str(match ctx.strings_in_place(node, count)? {
-            Some((text, ends)) => Texts::InPlace {
-                text,
-                ends: ends.into_iter(),
-                start: 0,
-            },
-            None => Texts::Decoded(
-                ctx.strings(node, count, 0, |strings| Ok(StrCursor { strings, next: 0 }))?,
-            ),
-        }),
+        NodeType::Str => {
+            Built::Str(ctx.strings(node, count, 0, |strings| Ok(Texts { strings, next: 0 }))?)
+        }
         NodeType::Option => {
             let presence = ctx.presence(node, count)?;
             let present = presence.iter().filter(|&&p| p).count();
@@ -530,7 +499,7 @@ fn visit_any<'de, 't, 'a: 'de, V: Visitor<'de>>(
             visitor.visit_f64(f64::from_bits(values.next_item().unwrap_or_default()))
         }
         Built::Char(values) => visitor.visit_char(values.next_item().unwrap_or_default()),
-        Built::Str(texts) => texts.visit(visitor),
+        Built::Str(texts) => texts.column().visit(visitor),
         Built::Option { presence, inner } => {
             if presence.next().unwrap_or(false) {
                 visitor.visit_some(At::new(inner, ctx))
@@ -765,7 +734,7 @@ impl<'de, 'a: 'de> de::Deserializer<'de> for At<'_, '_, 'a> {
                 }
             }
             // Unit variants written as their names (from JSON, say).
-            Built::Str(texts) => texts.visit(UnitVariant(visitor)),
+            Built::Str(texts) => texts.column().visit(UnitVariant(visitor)),
             built => visit_any(built, ctx, visitor),
         })
     }

@@ -74,8 +74,8 @@
 //! [`Reader::decode`](crate::Reader::decode) does: without checksumming the whole data, so that
 //! a partial load reads only the bytes it needs.
 //!
-//! Strings that the file holds as they are (a plain string stream: not compressed, not a
-//! dictionary) are lent from its bytes, so that `&'de str` fields and `#[serde(borrow)]
+//! Strings that the file holds as they are (a plain string stream, or a dictionary of one: not
+//! compressed, not keyed) are lent from its bytes, so that `&'de str` fields and `#[serde(borrow)]
 //! Cow<'de, str>` fields cost no allocation; from other streams a `Cow` gets its own copy and a
 //! `&str` is a [`SchemaMismatch`](crate::DecodeErrorKind::SchemaMismatch) error at its path.
 //! [`Preference::Faster`](crate::Preference::Faster) keeps most string columns plain (zstd

@@ -3,7 +3,7 @@
 
 use std::marker::PhantomData;
 
-use super::{is_empty_void, Decode, ValueDecoder, ValueEncoder};
+use super::{is_empty_void, ValueDecoder, ValueEncoder};
 use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::schema::{NodeRef, NodeType};
@@ -110,10 +110,10 @@ impl<'a> StructNode<'a> {
     }
 
     /// The decoder of field `name`; fields missing from the file follow [`ValueDecoder::absent`].
-    pub fn field<T, D: ValueDecoder<T>>(
+    pub fn field<'de, T, D: ValueDecoder<'de, T>>(
         &self,
         name: &'a str,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<D, DecodeError> {
         match self.child(name)? {
             Some(child) => D::new(child, self.count, ctx),
@@ -129,10 +129,10 @@ impl<'a> StructNode<'a> {
     }
 
     /// The decoder of a `#[tree_buf(default)]` field: `Default::default()` when the file lacks it.
-    pub fn field_or_default<T: Default, D: ValueDecoder<T>>(
+    pub fn field_or_default<'de, T: Default, D: ValueDecoder<'de, T>>(
         &self,
         name: &str,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<OrDefault<T, D>, DecodeError> {
         Ok(OrDefault {
             decoder: match self.child(name)? {
@@ -146,12 +146,12 @@ impl<'a> StructNode<'a> {
 
 /// Decodes a field that may be absent from the file, giving `T::default()` then.
 #[derive(Debug)]
-pub struct OrDefault<T, D = <T as Decode>::Decoder> {
+pub struct OrDefault<T, D> {
     decoder: Option<D>,
     _type: PhantomData<fn() -> T>,
 }
 
-impl<T: Default, D: ValueDecoder<T>> OrDefault<T, D> {
+impl<'de, T: Default, D: ValueDecoder<'de, T>> OrDefault<T, D> {
     /// The next value.
     #[inline]
     #[allow(clippy::should_implement_trait)]
@@ -194,10 +194,10 @@ impl<'a> TupleNode<'a> {
     }
 
     /// The decoder of element `index`.
-    pub fn element<T, D: ValueDecoder<T>>(
+    pub fn element<'de, T, D: ValueDecoder<'de, T>>(
         &self,
         index: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<D, DecodeError> {
         let child = self.node.child(index).unwrap_or_else(|| self.node.void());
         D::new(child, self.count, ctx)

@@ -60,8 +60,8 @@ macro_rules! map {
             }
         }
 
-        impl<$($decode_generics)*> ValueDecoder<$t> for MapDecoder<K, V> {
-            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        impl<'de, $($decode_generics)*> ValueDecoder<'de, $t> for MapDecoder<'de, K, V> {
+            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'de>) -> Result<Self, DecodeError> {
                 MapDecoder::build(node, count, ctx)
             }
             #[inline]
@@ -74,40 +74,40 @@ macro_rules! map {
             }
         }
 
-        impl<$($decode_generics)*> Decode for $t {
-            type Decoder = MapDecoder<K, V>;
+        impl<'de, $($decode_generics)*> Decode<'de> for $t {
+            type Decoder = MapDecoder<'de, K, V>;
         }
     )*};
 }
 
 map! {
-    [K: Encode, V: Encode] BTreeMap<K, V>, |e, map| e.push_entries(map.iter()), cmp_entries, [K: Decode + Ord, V: Decode];
+    [K: Encode, V: Encode] BTreeMap<K, V>, |e, map| e.push_entries(map.iter()), cmp_entries, [K: Decode<'de> + Ord, V: Decode<'de>];
     [K: Encode, V: Encode, S] HashMap<K, V, S>, |e, map| {
         let mut entries: Vec<(&K, &V)> = map.iter().collect();
         sort_by_encoded_key(&mut entries);
         e.push_entries(entries.into_iter());
-    }, by_encoding, [K: Decode + Eq + Hash, V: Decode, S: BuildHasher + Default];
+    }, by_encoding, [K: Decode<'de> + Eq + Hash, V: Decode<'de>, S: BuildHasher + Default];
 }
 
 // In insertion order, which is part of what an `IndexMap` holds.
 #[cfg(feature = "indexmap")]
 map! {
     [K: Encode, V: Encode, S] indexmap::IndexMap<K, V, S>, |e, map| e.push_entries(map.iter()), cmp_entries,
-        [K: Decode + Eq + Hash, V: Decode, S: BuildHasher + Default];
+        [K: Decode<'de> + Eq + Hash, V: Decode<'de>, S: BuildHasher + Default];
 }
 
 /// Hands back maps of any map type.
 #[derive(Debug)]
-pub struct MapDecoder<K: Decode, V: Decode> {
+pub struct MapDecoder<'de, K: Decode<'de>, V: Decode<'de>> {
     lengths: std::vec::IntoIter<u64>,
-    entries: Option<Box<(Indirect<K>, Indirect<V>)>>,
+    entries: Option<Box<(Indirect<'de, K>, Indirect<'de, V>)>>,
 }
 
-impl<K: Decode, V: Decode> MapDecoder<K, V> {
+impl<'de, K: Decode<'de>, V: Decode<'de>> MapDecoder<'de, K, V> {
     fn build(
         node: NodeRef<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
         if is_empty_void(node, count)? {
             return Ok(MapDecoder {

@@ -79,10 +79,33 @@ pub trait Encode {
 /// assert_eq!(decode::<Vec<V2>>(&bytes)?, [V2 { id: 7, note: None }]);
 /// # Ok::<(), tree_buf::DecodeError>(())
 /// ```
-pub trait Decode: Sized {
+///
+/// The lifetime `'de` is that of the bytes decoded from: a type that borrows (`&'de str`,
+/// `&'de [u8]`, `Cow<'de, str>`, or a derived type with such fields) holds slices of them,
+/// instead of copies (see [`Reader::decode`](crate::Reader::decode)). A type that owns all it
+/// holds decodes from bytes of any lifetime: it is [`DecodeOwned`].
+///
+/// ```
+/// use tree_buf::prelude::*;
+///
+/// #[derive(Encode, Decode, Debug, PartialEq)]
+/// struct Country<'a> {
+///     name: &'a str,
+///     code: &'a str,
+/// }
+///
+/// let countries = vec![Country { name: "Aruba", code: "ABW" }];
+/// let bytes = encode(&countries);
+/// let read: Vec<Country<'_>> = decode(&bytes)?;
+/// assert_eq!(read, countries);
+/// // The names point into `bytes`.
+/// assert!(bytes.as_ptr_range().contains(&read[0].name.as_ptr()));
+/// # Ok::<(), tree_buf::DecodeError>(())
+/// ```
+pub trait Decode<'de>: Sized {
     /// Rebuilds the values of this type at one path from columns.
     #[doc(hidden)]
-    type Decoder: ValueDecoder<Self>;
+    type Decoder: ValueDecoder<'de, Self>;
 
     /// Whether the type is a pointer (`Box`, `Rc`, `Arc`) whose decoder reads the same schema
     /// node as the type it points to: a recursive type's values are pooled by the decoder of
@@ -98,6 +121,13 @@ pub trait Decode: Sized {
         None
     }
 }
+
+/// A type that decodes from bytes of any lifetime, since it borrows nothing from them: every
+/// [`Decode`] type without a lifetime of its own. Readers of files they load themselves (an
+/// archive stream, a file read from disk) decode these.
+pub trait DecodeOwned: for<'de> Decode<'de> {}
+
+impl<T: for<'de> Decode<'de>> DecodeOwned for T {}
 
 /// Collects every value of type `T` found at one schema path. Implemented by generated code; not
 /// part of the stable API.
@@ -138,12 +168,12 @@ pub trait ValueEncoder<T: ?Sized> {
 /// be spread over threads; see [`decode_root`]). Only then is `next` called, exactly `count` times,
 /// and it cannot fail. `new` never reads leaf values, so no count may depend on them.
 #[doc(hidden)]
-pub trait ValueDecoder<T>: Sized {
+pub trait ValueDecoder<'de, T>: Sized {
     /// Reads the `count` values stored under `node`.
     fn new(
         node: NodeRef<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError>;
 
     /// A decoder for a field the file does not have: an error unless there are no values or the
@@ -151,7 +181,7 @@ pub trait ValueDecoder<T>: Sized {
     fn absent(
         missing: Missing<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
         if count == 0 {
             Self::new(missing.void(), 0, ctx)
@@ -189,8 +219,8 @@ pub(crate) fn is_empty_void(node: NodeRef<'_>, count: usize) -> Result<bool, Dec
 
 /// Builds the decoders of the `count` values under `node`; with `parallel`, the leaf columns they
 /// register are decoded afterwards, together, on rayon's threads if they are large enough.
-pub(crate) fn decode_root<T, D: ValueDecoder<T>>(
-    mut ctx: DecodeContext<'_>,
+pub(crate) fn decode_root<'de, T, D: ValueDecoder<'de, T>>(
+    mut ctx: DecodeContext<'de>,
     node: NodeRef<'_>,
     count: usize,
     parallel: bool,

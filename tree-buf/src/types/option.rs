@@ -50,9 +50,9 @@ impl<T: Encode> Encode for Option<T> {
 
 /// Hands back `Some` or `None` per the presence stream.
 #[derive(Debug)]
-pub struct OptionDecoder<T: Decode> {
+pub struct OptionDecoder<D> {
     presence: Presence,
-    inner: T::Decoder,
+    inner: D,
 }
 
 #[derive(Debug)]
@@ -64,11 +64,11 @@ enum Presence {
     None,
 }
 
-impl<T: Decode> ValueDecoder<Option<T>> for OptionDecoder<T> {
+impl<'de, T: Decode<'de>> ValueDecoder<'de, Option<T>> for OptionDecoder<T::Decoder> {
     fn new(
         node: NodeRef<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
         if node.node_type() != NodeType::Option {
             return Ok(OptionDecoder {
@@ -89,7 +89,7 @@ impl<T: Decode> ValueDecoder<Option<T>> for OptionDecoder<T> {
     fn absent(
         missing: Missing<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
         ctx.charge(missing.void(), count, 1)?;
         Ok(OptionDecoder {
@@ -109,6 +109,6 @@ impl<T: Decode> ValueDecoder<Option<T>> for OptionDecoder<T> {
     }
 }
 
-impl<T: Decode> Decode for Option<T> {
-    type Decoder = OptionDecoder<T>;
+impl<'de, T: Decode<'de>> Decode<'de> for Option<T> {
+    type Decoder = OptionDecoder<T::Decoder>;
 }

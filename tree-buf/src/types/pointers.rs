@@ -41,8 +41,8 @@ macro_rules! pointer {
             }
         }
 
-        impl<T: Decode> ValueDecoder<$p<T>> for PointerDecoder<T> {
-            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        impl<'de, T: Decode<'de>> ValueDecoder<'de, $p<T>> for PointerDecoder<'de, T> {
+            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'de>) -> Result<Self, DecodeError> {
                 PointerDecoder::build(node, count, ctx)
             }
             #[inline]
@@ -51,8 +51,8 @@ macro_rules! pointer {
             }
         }
 
-        impl<T: Decode> Decode for $p<T> {
-            type Decoder = PointerDecoder<T>;
+        impl<'de, T: Decode<'de>> Decode<'de> for $p<T> {
+            type Decoder = PointerDecoder<'de, T>;
             const POINTER: bool = true;
         }
     )*};
@@ -61,13 +61,13 @@ pointer!(Box, Rc, Arc);
 
 /// Decodes what a smart pointer points to.
 #[derive(Debug)]
-pub struct PointerDecoder<T: Decode>(Indirect<T>);
+pub struct PointerDecoder<'de, T: Decode<'de>>(Indirect<'de, T>);
 
-impl<T: Decode> PointerDecoder<T> {
+impl<'de, T: Decode<'de>> PointerDecoder<'de, T> {
     fn build(
         node: NodeRef<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
         ctx.charge(node, count, size_of::<T>())?;
         Ok(PointerDecoder(Indirect::new(node, count, ctx)?))
@@ -140,22 +140,22 @@ impl<B: Encode + ToOwned + ?Sized> Encode for Cow<'_, B> {
     }
 }
 
-/// Decodes into `Cow::Owned`.
+/// Decodes into `Cow::Owned`: the decoding of every `Cow` but `Cow<str>`, which borrows.
 #[derive(Debug)]
 pub struct CowDecoder<D, B: ?Sized>(D, PhantomData<fn() -> PhantomData<B>>);
 
-impl<'a, B> ValueDecoder<Cow<'a, B>> for CowDecoder<<B::Owned as Decode>::Decoder, B>
+impl<'de, 'a, B> ValueDecoder<'de, Cow<'a, B>> for CowDecoder<<B::Owned as Decode<'de>>::Decoder, B>
 where
     B: ToOwned + ?Sized,
-    B::Owned: Decode + Borrow<B>,
+    B::Owned: Decode<'de> + Borrow<B>,
 {
     fn new(
         node: NodeRef<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
         Ok(CowDecoder(
-            <B::Owned as Decode>::Decoder::new(node, count, ctx)?,
+            <B::Owned as Decode<'de>>::Decoder::new(node, count, ctx)?,
             PhantomData,
         ))
     }
@@ -165,10 +165,13 @@ where
     }
 }
 
-impl<B> Decode for Cow<'_, B>
+impl<'de, T: Clone + Decode<'de>> Decode<'de> for Cow<'_, T> {
+    type Decoder = CowDecoder<T::Decoder, T>;
+}
+
+impl<'de, T: Clone> Decode<'de> for Cow<'_, [T]>
 where
-    B: ToOwned + ?Sized,
-    B::Owned: Decode,
+    Vec<T>: Decode<'de>,
 {
-    type Decoder = CowDecoder<<B::Owned as Decode>::Decoder, B>;
+    type Decoder = CowDecoder<<Vec<T> as Decode<'de>>::Decoder, [T]>;
 }

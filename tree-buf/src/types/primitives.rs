@@ -71,11 +71,11 @@ macro_rules! primitive {
             }
         }
 
-        impl ValueDecoder<$t> for PrimitiveDecoder<$t> {
+        impl<'de> ValueDecoder<'de, $t> for PrimitiveDecoder<$t> {
             fn new(
                 node: NodeRef<'_>,
                 count: usize,
-                ctx: &mut DecodeContext<'_>,
+                ctx: &mut DecodeContext<'de>,
             ) -> Result<Self, DecodeError> {
                 if is_empty_void(node, count)? {
                     return Ok(PrimitiveDecoder::from_leaf(Leaf::empty()));
@@ -98,7 +98,7 @@ macro_rules! primitive {
             }
         }
 
-        impl Decode for $t {
+        impl<'de> Decode<'de> for $t {
             type Decoder = PrimitiveDecoder<$t>;
         }
     };
@@ -426,12 +426,12 @@ macro_rules! unit {
             }
         }
 
-        impl<$($generics)*> Decode for $t {
+        impl<'de, $($generics)*> Decode<'de> for $t {
             type Decoder = UnitDecoder<$t>;
         }
 
-        impl<$($generics)*> ValueDecoder<$t> for UnitDecoder<$t> {
-            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        impl<'de, $($generics)*> ValueDecoder<'de, $t> for UnitDecoder<$t> {
+            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'de>) -> Result<Self, DecodeError> {
                 check_unit(node, count, $name, ctx)?;
                 // Zero-sized values still cost time to hand out; bound them like any other.
                 ctx.charge(node, count, 1)?;

@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 use std::fmt::Display;
 use std::marker::PhantomData;
 
-use super::{Decode, Encode, Missing, ValueDecoder, ValueEncoder};
+use super::{Decode, DecodeOwned, Encode, Missing, ValueDecoder, ValueEncoder};
 use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::schema::NodeRef;
@@ -31,7 +31,7 @@ pub trait EncodeProxy<T: ?Sized> {
 
 /// How values of `T` are read back from their stored form, by a conversion that cannot fail.
 pub trait DecodeProxy<T> {
-    type Stored: Decode;
+    type Stored: DecodeOwned;
 
     fn from_stored(stored: Self::Stored) -> T;
 }
@@ -39,7 +39,7 @@ pub trait DecodeProxy<T> {
 /// How values of `T` are read back from their stored form, by a conversion that can fail: its
 /// message becomes a [`DecodeErrorKind::SchemaMismatch`] at the value's path.
 pub trait TryDecodeProxy<T> {
-    type Stored: Decode;
+    type Stored: DecodeOwned;
 
     fn try_from_stored(stored: Self::Stored) -> Result<T, String>;
 }
@@ -73,13 +73,13 @@ impl<T: ?Sized, P: EncodeProxy<T>> ValueEncoder<T> for ProxyEncoder<T, P> {
 }
 
 /// Reads values of `T` back by converting each stored value as it is taken.
-pub struct ProxyDecoder<T, P: DecodeProxy<T>> {
-    stored: <P::Stored as Decode>::Decoder,
+pub struct ProxyDecoder<'de, T, P: DecodeProxy<T>> {
+    stored: <P::Stored as Decode<'de>>::Decoder,
     _type: PhantomData<fn() -> T>,
 }
 
-impl<T, P: DecodeProxy<T>> ProxyDecoder<T, P> {
-    fn over(stored: <P::Stored as Decode>::Decoder) -> Self {
+impl<'de, T, P: DecodeProxy<T>> ProxyDecoder<'de, T, P> {
+    fn over(stored: <P::Stored as Decode<'de>>::Decoder) -> Self {
         ProxyDecoder {
             stored,
             _type: PhantomData,
@@ -87,13 +87,13 @@ impl<T, P: DecodeProxy<T>> ProxyDecoder<T, P> {
     }
 }
 
-impl<T, P: DecodeProxy<T>> ValueDecoder<T> for ProxyDecoder<T, P> {
+impl<'de, T, P: DecodeProxy<T>> ValueDecoder<'de, T> for ProxyDecoder<'de, T, P> {
     fn new(
         node: NodeRef<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
-        <P::Stored as Decode>::Decoder::new(node, count, ctx).map(ProxyDecoder::over)
+        <P::Stored as Decode<'de>>::Decoder::new(node, count, ctx).map(ProxyDecoder::over)
     }
 
     /// Absent as the stored type is: a type stored as an `Option` reads a missing field as the
@@ -101,9 +101,9 @@ impl<T, P: DecodeProxy<T>> ValueDecoder<T> for ProxyDecoder<T, P> {
     fn absent(
         missing: Missing<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
-        <P::Stored as Decode>::Decoder::absent(missing, count, ctx).map(ProxyDecoder::over)
+        <P::Stored as Decode<'de>>::Decoder::absent(missing, count, ctx).map(ProxyDecoder::over)
     }
 
     #[inline]
@@ -113,23 +113,25 @@ impl<T, P: DecodeProxy<T>> ValueDecoder<T> for ProxyDecoder<T, P> {
 }
 
 /// Reads values of `T` back by converting the whole column of stored values when it is built.
-pub struct TryProxyDecoder<T, P: TryDecodeProxy<T>> {
+///
+/// It decodes from bytes of lifetime `'de`, like [`ProxyDecoder`], though it keeps nothing of them.
+pub struct TryProxyDecoder<'de, T, P: TryDecodeProxy<T>> {
     values: std::vec::IntoIter<T>,
-    _proxy: PhantomData<fn() -> P>,
+    _proxy: PhantomData<fn(&'de ()) -> P>,
 }
 
-impl<T, P: TryDecodeProxy<T>> TryProxyDecoder<T, P> {
+impl<'de, T, P: TryDecodeProxy<T>> TryProxyDecoder<'de, T, P> {
     /// Converts the `count` values `build` reads: their leaves are decoded at once, so that they
     /// can be converted before `new` returns.
     fn convert(
         node: NodeRef<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
         build: impl FnOnce(
-            &mut DecodeContext<'_>,
-        ) -> Result<<P::Stored as Decode>::Decoder, DecodeError>,
+            &mut DecodeContext<'de>,
+        ) -> Result<<P::Stored as Decode<'de>>::Decoder, DecodeError>,
     ) -> Result<Self, DecodeError> {
-        let convert = |ctx: &mut DecodeContext<'_>| {
+        let convert = |ctx: &mut DecodeContext<'de>| {
             ctx.charge(node, count, size_of::<T>())?;
             let mut stored = ctx.eagerly(build)?;
             (0..count)
@@ -151,14 +153,14 @@ impl<T, P: TryDecodeProxy<T>> TryProxyDecoder<T, P> {
     }
 }
 
-impl<T, P: TryDecodeProxy<T>> ValueDecoder<T> for TryProxyDecoder<T, P> {
+impl<'de, T, P: TryDecodeProxy<T>> ValueDecoder<'de, T> for TryProxyDecoder<'de, T, P> {
     fn new(
         node: NodeRef<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
         Self::convert(node, count, ctx, |ctx| {
-            <P::Stored as Decode>::Decoder::new(node, count, ctx)
+            <P::Stored as Decode<'de>>::Decoder::new(node, count, ctx)
         })
     }
 
@@ -166,10 +168,10 @@ impl<T, P: TryDecodeProxy<T>> ValueDecoder<T> for TryProxyDecoder<T, P> {
     fn absent(
         missing: Missing<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
         Self::convert(missing.void(), count, ctx, |ctx| {
-            <P::Stored as Decode>::Decoder::absent(missing, count, ctx)
+            <P::Stored as Decode<'de>>::Decoder::absent(missing, count, ctx)
         })
     }
 
@@ -201,7 +203,7 @@ impl<T: Clone + Into<U>, U: Encode> EncodeProxy<T> for ViaInto<U> {
 /// `#[tree_buf(from = "U")]`: a type read as the `U` it converts from.
 pub struct ViaFrom<U>(PhantomData<fn() -> U>);
 
-impl<T: From<U>, U: Decode> DecodeProxy<T> for ViaFrom<U> {
+impl<T: From<U>, U: DecodeOwned> DecodeProxy<T> for ViaFrom<U> {
     type Stored = U;
 
     #[inline]
@@ -213,7 +215,7 @@ impl<T: From<U>, U: Decode> DecodeProxy<T> for ViaFrom<U> {
 /// `#[tree_buf(try_from = "U")]`: a type read as the `U` it tries to convert from.
 pub struct ViaTryFrom<U>(PhantomData<fn() -> U>);
 
-impl<T: TryFrom<U>, U: Decode> TryDecodeProxy<T> for ViaTryFrom<U>
+impl<T: TryFrom<U>, U: DecodeOwned> TryDecodeProxy<T> for ViaTryFrom<U>
 where
     T::Error: Display,
 {
@@ -242,8 +244,8 @@ macro_rules! stored_as {
             }
         }
 
-        impl<$($generics)*> $crate::Decode for $t {
-            type Decoder = $crate::types::proxy::$decoder<Self, $proxy>;
+        impl<'de, $($generics)*> $crate::Decode<'de> for $t {
+            type Decoder = $crate::types::proxy::$decoder<'de, Self, $proxy>;
         }
     )*};
 }

@@ -450,19 +450,19 @@ type Pool<T> = RefCell<Vec<Option<T>>>;
 /// or values, the root): the type's own decoder; or, where the file's recursive type is anchored,
 /// one that builds every depth's values into a pool first; or, at a recursion node, one that
 /// takes the values out of its anchor's pool.
-pub enum Indirect<T: Decode> {
+pub enum Indirect<'de, T: Decode<'de>> {
     /// No values, and no decoder, which ends the recursion of building the decoders of
     /// recursive types written one depth per schema level (by files before version 6).
     Empty,
     Plain(Box<T::Decoder>),
-    Anchor(Box<AnchorDecoder<T>>),
+    Anchor(Box<AnchorDecoder<'de, T>>),
     Claim(Claim<T>),
 }
 
 /// The values of a recursive type's target node: built in the order written (each after the
 /// values it holds) as far as the next value its parent asks for.
 #[derive(Debug)]
-pub struct AnchorDecoder<T: Decode> {
+pub struct AnchorDecoder<'de, T: Decode<'de>> {
     inner: T::Decoder,
     pool: Rc<Pool<T>>,
     /// The positions of the values from the parent, in order.
@@ -477,7 +477,7 @@ pub struct Claim<T> {
     positions: std::vec::IntoIter<usize>,
 }
 
-impl<T: Decode> std::fmt::Debug for Indirect<T> {
+impl<'de, T: Decode<'de>> std::fmt::Debug for Indirect<'de, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Indirect::Empty => "Indirect::Empty",
@@ -488,11 +488,11 @@ impl<T: Decode> std::fmt::Debug for Indirect<T> {
     }
 }
 
-impl<T: Decode> ValueDecoder<T> for Indirect<T> {
+impl<'de, T: Decode<'de>> ValueDecoder<'de, T> for Indirect<'de, T> {
     fn new(
         node: NodeRef<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
         if count == 0 {
             return Ok(Indirect::Empty);
@@ -532,14 +532,14 @@ impl<T: Decode> ValueDecoder<T> for Indirect<T> {
     }
 }
 
-impl<T: Decode> AnchorDecoder<T> {
+impl<'de, T: Decode<'de>> AnchorDecoder<'de, T> {
     /// Reads the layout of the values of `node` (`count` of them from its parent) and builds
     /// their decoder, lending the pool to the recursion nodes below as an address that they turn
     /// back into an `Rc` after checking the type of its values.
     fn new(
         node: NodeRef<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
         let recursion = ctx.recursion(node, count)?;
         ctx.charge(node, recursion.total, size_of::<Option<T>>())?;
@@ -579,7 +579,7 @@ impl<T: Decode> AnchorDecoder<T> {
     }
 }
 
-impl<T: Decode> Claim<T> {
+impl<T> Claim<T> {
     // `unsafe` turns the address of the pool an anchor lends back into the `Rc` it came from.
     #[allow(unsafe_code)]
     fn new(
@@ -606,8 +606,9 @@ impl<T: Decode> Claim<T> {
         let pool = address as *const Pool<T>;
         // SAFETY: `address` is that of the `Rc<Pool<T>>` which the anchor of `target` lends while
         // it builds the decoders below it, this one among them: the allocation is alive, and it
-        // holds values of type `T` (the type ids match; lifetimes aside, and decoded values
-        // borrow nothing). Taking a new count keeps it alive with this decoder.
+        // holds values of type `T` (the type ids match). Type ids leave lifetimes aside, but every
+        // value in the pool was made by the decoders of this context, from its bytes. Taking a
+        // new count keeps it alive with this decoder.
         let pool = unsafe {
             Rc::increment_strong_count(pool);
             Rc::from_raw(pool)

@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 
 use super::encoded_order::{by_encoding, cmp_items, sort_by_encoded_key};
 use super::{is_empty_void, Decode, Encode, Indirect, Lazy, ValueDecoder, ValueEncoder};
-use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
+use crate::branch::{DecodeContext, EncodeResult, Leaf, SchemaWriter};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::schema::{NodeRef, NodeType};
 
@@ -136,8 +136,8 @@ macro_rules! byte_buffers {
             }
         }
 
-        impl ValueDecoder<$t> for SeqDecoder<u8> {
-            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        impl<'de> ValueDecoder<'de, $t> for SeqDecoder<'de, u8> {
+            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'de>) -> Result<Self, DecodeError> {
                 SeqDecoder::build(node, count, ctx)
             }
             #[inline]
@@ -146,8 +146,8 @@ macro_rules! byte_buffers {
             }
         }
 
-        impl Decode for $t {
-            type Decoder = SeqDecoder<u8>;
+        impl<'de> Decode<'de> for $t {
+            type Decoder = SeqDecoder<'de, u8>;
             fn join_chunks(parts: Vec<Self>) -> Option<Self> {
                 let mut all = Vec::with_capacity(parts.iter().map(|part| part.len()).sum());
                 parts.iter().for_each(|part| all.extend_from_slice(part));
@@ -196,14 +196,14 @@ pub struct Items<D> {
 
 impl<D> Items<D> {
     /// The decoders of the `total` items of the `count` values of sequence, array or tuple `node`.
-    fn new<T>(
+    fn new<'de, T>(
         node: NodeRef<'_>,
         count: usize,
         total: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError>
     where
-        D: ValueDecoder<T>,
+        D: ValueDecoder<'de, T>,
     {
         ctx.charge(node, total, size_of::<T>())?;
         let decoders = crate::stack::deeper(|| match node.node_type() {
@@ -220,9 +220,9 @@ impl<D> Items<D> {
     }
 
     #[inline]
-    fn next<T>(&mut self) -> T
+    fn next<'de, T>(&mut self) -> T
     where
-        D: ValueDecoder<T>,
+        D: ValueDecoder<'de, T>,
     {
         let item = self.decoders[self.at].next();
         self.at += 1;
@@ -234,9 +234,9 @@ impl<D> Items<D> {
 
     /// The next `n` items; from one child, in bulk.
     #[inline]
-    fn next_vec<T>(&mut self, n: usize) -> Vec<T>
+    fn next_vec<'de, T>(&mut self, n: usize) -> Vec<T>
     where
-        D: ValueDecoder<T>,
+        D: ValueDecoder<'de, T>,
     {
         match self.decoders.as_mut_slice() {
             [column] => column.next_vec(n),
@@ -275,18 +275,67 @@ pub(crate) fn read_lengths(
     }
 }
 
-/// Hands back sequences of any collection type.
+/// Hands back byte slices borrowed from the bytes decoded (`&'de [u8]`): from the file where it
+/// holds them as they are, or where the context keeps them (a [`Reader`](crate::Reader)'s).
 #[derive(Debug)]
-pub struct SeqDecoder<T: Decode> {
+pub struct BytesRefDecoder<'de> {
     lengths: Lengths,
-    items: Option<Box<Items<Indirect<T>>>>,
+    bytes: Leaf<&'de [u8]>,
+    position: usize,
 }
 
-impl<T: Decode> SeqDecoder<T> {
+impl<'de: 'a, 'a> ValueDecoder<'de, &'a [u8]> for BytesRefDecoder<'de> {
+    fn new(
+        node: NodeRef<'_>,
+        count: usize,
+        ctx: &mut DecodeContext<'de>,
+    ) -> Result<Self, DecodeError> {
+        const EXPECTED: &str = "a byte slice (a sequence of u8)";
+        // A tuple's items are in a branch per element, which no slice can borrow.
+        if node.node_type() == NodeType::Tuple {
+            return Err(node.mismatch(EXPECTED));
+        }
+        let (lengths, total) = read_lengths(node, count, ctx, EXPECTED)?;
+        let items = node.child(0).unwrap_or_else(|| node.void());
+        let bytes = if total == 0 {
+            Leaf::empty()
+        } else if items.node_type() == NodeType::U8 {
+            ctx.lent_bytes(items, total)?
+        } else {
+            return Err(items.mismatch("u8"));
+        };
+        Ok(BytesRefDecoder {
+            lengths,
+            bytes,
+            position: 0,
+        })
+    }
+
+    #[inline]
+    fn next(&mut self) -> &'a [u8] {
+        let start = self.position;
+        self.position += self.lengths.next();
+        let bytes: &'de [u8] = self.bytes.column();
+        bytes.get(start..self.position).unwrap_or_default()
+    }
+}
+
+impl<'de: 'a, 'a> Decode<'de> for &'a [u8] {
+    type Decoder = BytesRefDecoder<'de>;
+}
+
+/// Hands back sequences of any collection type.
+#[derive(Debug)]
+pub struct SeqDecoder<'de, T: Decode<'de>> {
+    lengths: Lengths,
+    items: Option<Box<Items<Indirect<'de, T>>>>,
+}
+
+impl<'de, T: Decode<'de>> SeqDecoder<'de, T> {
     fn build(
         node: NodeRef<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
         let (lengths, total) = read_lengths(node, count, ctx, "a sequence")?;
         if total == 0 {
@@ -305,7 +354,7 @@ impl<T: Decode> SeqDecoder<T> {
     #[inline]
     fn next_with<C>(
         &mut self,
-        collect: impl FnOnce(&mut Items<Indirect<T>>, usize) -> C,
+        collect: impl FnOnce(&mut Items<Indirect<'de, T>>, usize) -> C,
         empty: impl FnOnce() -> C,
     ) -> C {
         let len = self.lengths.next();
@@ -318,8 +367,8 @@ impl<T: Decode> SeqDecoder<T> {
 
 macro_rules! seq_decoder {
     ($([$($generics:tt)*] $t:ty, |$items:ident, $len:ident| $collect:expr, |$parts:ident| $join:expr);* $(;)?) => {$(
-        impl<$($generics)*> ValueDecoder<$t> for SeqDecoder<T> {
-            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        impl<'de, $($generics)*> ValueDecoder<'de, $t> for SeqDecoder<'de, T> {
+            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'de>) -> Result<Self, DecodeError> {
                 SeqDecoder::build(node, count, ctx)
             }
             #[inline]
@@ -328,8 +377,8 @@ macro_rules! seq_decoder {
             }
         }
 
-        impl<$($generics)*> Decode for $t {
-            type Decoder = SeqDecoder<T>;
+        impl<'de, $($generics)*> Decode<'de> for $t {
+            type Decoder = SeqDecoder<'de, T>;
             fn join_chunks($parts: Vec<Self>) -> Option<Self> {
                 Some($join)
             }
@@ -348,20 +397,20 @@ pub(crate) fn concat<T>(parts: Vec<Vec<T>>) -> Vec<T> {
 }
 
 seq_decoder! {
-    [T: Decode] Vec<T>, |items, len| items.next_vec(len), |parts| concat(parts);
-    [T: Decode] VecDeque<T>, |items, len| items.next_vec(len).into(),
+    [T: Decode<'de>] Vec<T>, |items, len| items.next_vec(len), |parts| concat(parts);
+    [T: Decode<'de>] VecDeque<T>, |items, len| items.next_vec(len).into(),
         |parts| concat(parts.into_iter().map(Vec::from).collect()).into();
-    [T: Decode] Box<[T]>, |items, len| items.next_vec(len).into_boxed_slice(),
+    [T: Decode<'de>] Box<[T]>, |items, len| items.next_vec(len).into_boxed_slice(),
         |parts| concat(parts.into_iter().map(Vec::from).collect()).into_boxed_slice();
-    [T: Decode + Ord] BTreeSet<T>, |items, len| (0..len).map(|_| items.next()).collect(),
+    [T: Decode<'de> + Ord] BTreeSet<T>, |items, len| (0..len).map(|_| items.next()).collect(),
         |parts| parts.into_iter().flatten().collect();
-    [T: Decode + Eq + Hash, S: BuildHasher + Default] HashSet<T, S>, |items, len| (0..len).map(|_| items.next()).collect(),
+    [T: Decode<'de> + Eq + Hash, S: BuildHasher + Default] HashSet<T, S>, |items, len| (0..len).map(|_| items.next()).collect(),
         |parts| parts.into_iter().flatten().collect();
 }
 
 #[cfg(feature = "indexmap")]
 seq_decoder! {
-    [T: Decode + Eq + Hash, S: BuildHasher + Default] indexmap::IndexSet<T, S>,
+    [T: Decode<'de> + Eq + Hash, S: BuildHasher + Default] indexmap::IndexSet<T, S>,
         |items, len| (0..len).map(|_| items.next()).collect(),
         |parts| parts.into_iter().flatten().collect();
 }
@@ -369,7 +418,7 @@ seq_decoder! {
 #[cfg(feature = "smallvec")]
 seq_decoder! {
     // Collected item by item, so that a short sequence stays inline and allocates nothing.
-    [T: Decode, A: smallvec::Array<Item = T>] smallvec::SmallVec<A>,
+    [T: Decode<'de>, A: smallvec::Array<Item = T>] smallvec::SmallVec<A>,
         |items, len| (0..len).map(|_| items.next()).collect(),
         |parts| parts.into_iter().flatten().collect();
 }
@@ -411,15 +460,15 @@ impl<T: Encode, const N: usize> Encode for [T; N] {
 
 /// Hands back fixed-length arrays.
 #[derive(Debug)]
-pub struct ArrayDecoder<T: Decode> {
-    items: Items<T::Decoder>,
+pub struct ArrayDecoder<D> {
+    items: Items<D>,
 }
 
-impl<T: Decode, const N: usize> ValueDecoder<[T; N]> for ArrayDecoder<T> {
+impl<'de, T: Decode<'de>, const N: usize> ValueDecoder<'de, [T; N]> for ArrayDecoder<T::Decoder> {
     fn new(
         node: NodeRef<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
         let expected = format!("an array of {N}");
         let (lengths, total) = read_lengths(node, count, ctx, &expected)?;
@@ -447,6 +496,6 @@ impl<T: Decode, const N: usize> ValueDecoder<[T; N]> for ArrayDecoder<T> {
     }
 }
 
-impl<T: Decode, const N: usize> Decode for [T; N] {
-    type Decoder = ArrayDecoder<T>;
+impl<'de, T: Decode<'de>, const N: usize> Decode<'de> for [T; N] {
+    type Decoder = ArrayDecoder<T::Decoder>;
 }

@@ -1,14 +1,15 @@
-//! Strings: `String`, `str`, `Box<str>`, `Rc<str>`, `Arc<str>`, `Cow<str>` (through the generic
-//! `Cow` impl) and, with the `compact_str` feature, `CompactString` all share one node type and
-//! one column.
+//! Strings: `String`, `str`, `Box<str>`, `Rc<str>`, `Arc<str>`, `Cow<str>`, `&str` and, with the
+//! `compact_str` feature, `CompactString` all share one node type and one column. `&str` and
+//! `Cow<str>` borrow from the bytes decoded: the column's text where the stream holds it as it is,
+//! else what the context keeps (see [`Kept`](crate::branch::Kept)).
 
-use std::marker::PhantomData;
+use std::borrow::Cow;
 use std::rc::Rc;
 use std::sync::Arc;
 
 use super::{is_empty_void, Decode, Encode, ValueDecoder, ValueEncoder};
-use crate::branch::{Column, DecodeContext, EncodeResult, Leaf, SchemaWriter};
-use crate::encodings::string::{StrColumn, Strings};
+use crate::branch::{Column, DecodeContext, EncodeResult, Kept, Leaf, SchemaWriter};
+use crate::encodings::string::{DecodedStrings, StrColumn, Strings};
 use crate::error::DecodeError;
 use crate::schema::{NodeRef, NodeType};
 
@@ -49,72 +50,158 @@ impl Encode for String {
     }
 }
 
-/// Hands back decoded strings as any type made from a `&str`.
-#[derive(Debug)]
-pub struct StrDecoder<T> {
-    column: Leaf<Strings>,
-    position: usize,
-    _type: PhantomData<fn() -> T>,
+/// A string type, and how it is made from decoded strings.
+pub trait FromStrings<'de>: Sized {
+    /// The text of the column the strings are taken from.
+    type Text: Default + Send + Sync + 'de;
+
+    /// The column of `strings`, made when they are decoded; `kept` keeps what must be lent but
+    /// is not in the file.
+    fn column(
+        strings: DecodedStrings<'de>,
+        kept: Option<&'de Kept>,
+    ) -> Result<Strings<Self::Text>, DecodeError>;
+
+    /// String `index` of `column`.
+    fn at(column: &Strings<Self::Text>, index: usize) -> Self;
 }
 
-impl<T: for<'s> From<&'s str>> ValueDecoder<T> for StrDecoder<T> {
+/// Hands back decoded strings as any string type.
+#[derive(Debug)]
+pub struct StrDecoder<'de, T: FromStrings<'de>> {
+    column: Leaf<Strings<T::Text>>,
+    position: usize,
+}
+
+impl<'de, T: FromStrings<'de>> ValueDecoder<'de, T> for StrDecoder<'de, T> {
     fn new(
         node: NodeRef<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
         let column = if is_empty_void(node, count)? {
             Leaf::empty()
         } else if node.node_type() == NodeType::Str {
-            ctx.strings(node, count, 0, Ok)?
+            let kept = ctx.kept();
+            ctx.strings(node, count, 0, move |strings| T::column(strings, kept))?
         } else {
             return Err(node.mismatch("a string"));
         };
         Ok(StrDecoder {
             column,
             position: 0,
-            _type: PhantomData,
         })
     }
 
     #[inline]
     fn next(&mut self) -> T {
-        let value = (self.column.column_holding(self.position, Strings::len)).get(self.position);
+        let value = T::at(
+            self.column.column_holding(self.position, Strings::len),
+            self.position,
+        );
         self.position += 1;
-        T::from(value)
+        value
     }
 }
 
-macro_rules! decode_as_string {
-    ($($t:ty),*) => {$(
-        impl Decode for $t {
-            type Decoder = StrDecoder<$t>;
+/// The string types made from a `&str`, each owning a copy.
+macro_rules! owned_strings {
+    ($($(#[$doc:meta])* $t:ty),*) => {$(
+        impl<'de> FromStrings<'de> for $t {
+            type Text = Cow<'de, str>;
+
+            fn column(
+                strings: DecodedStrings<'de>,
+                _kept: Option<&'de Kept>,
+            ) -> Result<DecodedStrings<'de>, DecodeError> {
+                Ok(strings)
+            }
+
+            #[inline]
+            fn at(column: &DecodedStrings<'de>, index: usize) -> Self {
+                <$t>::from(column.get(index))
+            }
+        }
+
+        $(#[$doc])*
+        impl<'de> Decode<'de> for $t {
+            type Decoder = StrDecoder<'de, $t>;
         }
     )*};
 }
-decode_as_string!(String, Box<str>, Rc<str>, Arc<str>);
-
-/// Strings of up to 24 bytes are kept inline, so decoding them allocates nothing: the fastest way
-/// to load many short strings (names, codes, labels).
-///
-/// ```
-/// # #[cfg(feature = "compact_str")] {
-/// use compact_str::CompactString;
-///
-/// #[derive(tree_buf::Encode, tree_buf::Decode, PartialEq, Debug)]
-/// struct Country {
-///     name: CompactString,
-///     code: CompactString,
-/// }
-///
-/// let countries = vec![Country { name: "Aruba".into(), code: "ABW".into() }];
-/// let bytes = tree_buf::encode(&countries);
-/// assert_eq!(tree_buf::decode::<Vec<Country>>(&bytes).unwrap(), countries);
-/// # }
-/// ```
+owned_strings!(String, Box<str>, Rc<str>, Arc<str>);
 #[cfg(feature = "compact_str")]
-impl Decode for compact_str::CompactString {
-    type Decoder = StrDecoder<compact_str::CompactString>;
+owned_strings!(
+    /// Strings of up to 24 bytes are kept inline, so decoding them allocates nothing: the
+    /// fastest way to own many short strings (names, codes, labels).
+    ///
+    /// ```
+    /// # #[cfg(feature = "compact_str")] {
+    /// use compact_str::CompactString;
+    ///
+    /// #[derive(tree_buf::Encode, tree_buf::Decode, PartialEq, Debug)]
+    /// struct Country {
+    ///     name: CompactString,
+    ///     code: CompactString,
+    /// }
+    ///
+    /// let countries = vec![Country { name: "Aruba".into(), code: "ABW".into() }];
+    /// let bytes = tree_buf::encode(&countries);
+    /// assert_eq!(tree_buf::decode::<Vec<Country>>(&bytes).unwrap(), countries);
+    /// # }
+    /// ```
+    compact_str::CompactString
+);
+
+/// Borrowed from the bytes decoded: from the file where it holds them as they are, or where the
+/// context keeps them (a [`Reader`](crate::Reader)'s).
+impl<'de: 'a, 'a> FromStrings<'de> for &'a str {
+    type Text = &'de str;
+
+    fn column(
+        strings: DecodedStrings<'de>,
+        kept: Option<&'de Kept>,
+    ) -> Result<Strings<&'de str>, DecodeError> {
+        strings.lend(kept)
+    }
+
+    #[inline]
+    fn at(column: &Strings<&'de str>, index: usize) -> Self {
+        column.get_lent(index)
+    }
+}
+
+impl<'de: 'a, 'a> Decode<'de> for &'a str {
+    type Decoder = StrDecoder<'de, &'a str>;
+}
+
+/// Borrowed where `&str` can be, owned where it cannot.
+impl<'de: 'a, 'a> FromStrings<'de> for Cow<'a, str> {
+    type Text = Cow<'de, str>;
+
+    fn column(
+        strings: DecodedStrings<'de>,
+        kept: Option<&'de Kept>,
+    ) -> Result<DecodedStrings<'de>, DecodeError> {
+        match kept {
+            Some(kept) => strings
+                .lend(Some(kept))?
+                .map_text(|text| Ok(Cow::Borrowed(text))),
+            None => Ok(strings),
+        }
+    }
+
+    #[inline]
+    fn at(column: &DecodedStrings<'de>, index: usize) -> Self {
+        match column.lent(index) {
+            Some(lent) => Cow::Borrowed(lent),
+            None => Cow::Owned(column.get(index).to_owned()),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Decode<'de> for Cow<'a, str> {
+    type Decoder = StrDecoder<'de, Cow<'a, str>>;
 }
 
 #[cfg(feature = "compact_str")]

@@ -39,12 +39,12 @@ macro_rules! tuple {
 
         /// Hands back tuples.
         #[derive(Debug)]
-        pub struct $decoder<$($t: Decode),+>($($t::Decoder),+);
+        pub struct $decoder<$($t),+>($($t),+);
 
-        impl<$($t: Decode),+> ValueDecoder<($($t,)+)> for $decoder<$($t),+> {
-            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Self, DecodeError> {
+        impl<'de, $($t: Decode<'de>),+> ValueDecoder<'de, ($($t,)+)> for $decoder<$($t::Decoder),+> {
+            fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'de>) -> Result<Self, DecodeError> {
                 let tuple = TupleNode::new(node, count, $len, "a tuple")?;
-                Ok($decoder($(tuple.element::<$t, <$t as Decode>::Decoder>($i, ctx)?),+))
+                Ok($decoder($(tuple.element::<$t, <$t as Decode<'de>>::Decoder>($i, ctx)?),+))
             }
             #[inline]
             fn next(&mut self) -> ($($t,)+) {
@@ -52,8 +52,8 @@ macro_rules! tuple {
             }
         }
 
-        impl<$($t: Decode),+> Decode for ($($t,)+) {
-            type Decoder = $decoder<$($t),+>;
+        impl<'de, $($t: Decode<'de>),+> Decode<'de> for ($($t,)+) {
+            type Decoder = $decoder<$($t::Decoder),+>;
         }
     };
 }

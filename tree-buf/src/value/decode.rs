@@ -11,21 +11,21 @@ use crate::types::{char_from_code, is_empty_void, read_lengths, Indirect, Length
 
 /// Hands back the values under a schema node as [`Value`]s, whatever their type.
 #[derive(Debug)]
-pub struct DynDecoder(Dyn);
+pub struct DynDecoder<'de>(Dyn<'de>);
 
 #[derive(Debug)]
-enum Dyn {
+enum Dyn<'de> {
     /// Unit, void, or no values at all.
     Null,
     /// Leaves, turned into values in the batch that decodes them.
     Leaf(Leaf<IntoIter<Value>>),
     Option {
         presence: IntoIter<bool>,
-        inner: Box<Dyn>,
+        inner: Box<Dyn<'de>>,
     },
     Seq {
         lengths: Lengths,
-        items: Box<Dyn>,
+        items: Box<Dyn<'de>>,
     },
     Bytes {
         lengths: Lengths,
@@ -34,27 +34,27 @@ enum Dyn {
     },
     Map {
         lengths: Lengths,
-        keys: Box<Dyn>,
-        values: Box<Dyn>,
+        keys: Box<Dyn<'de>>,
+        values: Box<Dyn<'de>>,
     },
-    Tuple(Vec<Dyn>),
-    Struct(Vec<(String, Dyn)>),
+    Tuple(Vec<Dyn<'de>>),
+    Struct(Vec<(String, Dyn<'de>)>),
     Enum {
         discriminants: IntoIter<u32>,
-        variants: Vec<(String, Dyn)>,
+        variants: Vec<(String, Dyn<'de>)>,
         tagged: bool,
     },
     /// The values of a recursion target or of a recursion node.
-    Recursive(Box<Indirect<Value>>),
+    Recursive(Box<Indirect<'de, Value>>),
 }
 
 /// Registers a leaf column of integer words, each made a value by `to_value` in the batch.
-fn ints<W: Word>(
+fn ints<'de, W: Word>(
     node: NodeRef<'_>,
     count: usize,
-    ctx: &mut DecodeContext<'_>,
+    ctx: &mut DecodeContext<'de>,
     to_value: fn(W) -> Value,
-) -> Result<Dyn, DecodeError> {
+) -> Result<Dyn<'de>, DecodeError> {
     let values = ctx.words::<W, _>(node, count, 0, move |words| {
         Ok(words
             .into_iter()
@@ -71,7 +71,11 @@ fn unsigned(value: u128) -> Value {
 
 /// The decoder of the `count` values of `node`, a child: through the pool of a recursion target
 /// where the file has one.
-fn build(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result<Dyn, DecodeError> {
+fn build<'de>(
+    node: NodeRef<'_>,
+    count: usize,
+    ctx: &mut DecodeContext<'de>,
+) -> Result<Dyn<'de>, DecodeError> {
     if count > 0 && (node.node_type() == NodeType::Recursion || node.recursions().next().is_some())
     {
         return Ok(Dyn::Recursive(Box::new(Indirect::new(node, count, ctx)?)));
@@ -79,11 +83,11 @@ fn build(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'_>) -> Result
     crate::stack::deeper(|| build_here(node, count, ctx))
 }
 
-fn build_here(
+fn build_here<'de>(
     node: NodeRef<'_>,
     count: usize,
-    ctx: &mut DecodeContext<'_>,
-) -> Result<Dyn, DecodeError> {
+    ctx: &mut DecodeContext<'de>,
+) -> Result<Dyn<'de>, DecodeError> {
     if count == 0 || is_empty_void(node, count)? {
         return Ok(Dyn::Null);
     }
@@ -205,7 +209,7 @@ fn build_here(
     })
 }
 
-impl Dyn {
+impl Dyn<'_> {
     fn next(&mut self) -> Value {
         crate::stack::deeper(|| self.next_here())
     }
@@ -277,11 +281,11 @@ impl Dyn {
     }
 }
 
-impl ValueDecoder<Value> for DynDecoder {
+impl<'de> ValueDecoder<'de, Value> for DynDecoder<'de> {
     fn new(
         node: NodeRef<'_>,
         count: usize,
-        ctx: &mut DecodeContext<'_>,
+        ctx: &mut DecodeContext<'de>,
     ) -> Result<Self, DecodeError> {
         // A recursion target's values are pooled, unless this is the decoder of all of them
         // that the pool's `Indirect` builds.

@@ -103,8 +103,8 @@ impl Encode for Value {
     type Encoder = DynEncoder;
 }
 
-impl Decode for Value {
-    type Decoder = DynDecoder;
+impl<'de> Decode<'de> for Value {
+    type Decoder = DynDecoder<'de>;
 
     /// An archive's chunks are arrays of its rows: one array of them all.
     fn join_chunks(parts: Vec<Self>) -> Option<Self> {

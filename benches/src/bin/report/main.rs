@@ -21,8 +21,8 @@ use serde::Serialize;
 use tree_buf_benches::timing::{median, round_robin, round_robin_warm, timed, Runs, Task};
 use tree_buf_benches::{
     archive_checked, encode_checked, formats, load_compact_names, load_everything, load_names,
-    names_file, one_thread, with_repeated_geometry, CompactNames, Dataset, Format, GameNumbers,
-    NameFeature, Names, BITCODE,
+    names_file, one_thread, with_borrowed_names, with_repeated_geometry, CompactNames, Dataset,
+    Format, GameNumbers, NameFeature, Names, BITCODE,
 };
 use tree_buf_datasets::{baseball, datasets_dir, geojson, graphql, noise, retrosheet, stocks};
 
@@ -184,6 +184,10 @@ fn partial_load(countries: &geojson::FeatureCollection, settings: &Settings) {
     let json = &serde_json::to_vec(countries).expect("JSON");
     let (hows, loads): (Vec<&str>, Vec<Task<'_, Duration>>) = [
         (
+            "tree-buf, names only, borrowed (`Reader::decode::<BorrowedNames>`, freed too)",
+            load_task(|| with_borrowed_names(bytes, |names| names.features.len())),
+        ),
+        (
             "tree-buf, names only (`Reader::decode::<CompactNames>`)",
             load_task(|| load_compact_names(bytes)),
         ),
@@ -220,23 +224,28 @@ fn partial_load(countries: &geojson::FeatureCollection, settings: &Settings) {
     let times = medians_in_turn(&settings.runs, loads);
     println!("\n### Partial load: the GeoJSON country names and ISO codes, without geometry\n");
     println!(
-        "Names and codes are read into `String`s (`Names`) or into `CompactString`s \
+        "Names and codes are read into `String`s (`Names`), into `CompactString`s \
          (`CompactNames`, the `compact_str` feature), which keep strings of up to 24 bytes \
-         inline, so that loading them allocates nothing per string. Every row runs on one \
+         inline, so that loading them allocates nothing per string, or into `&str`s \
+         (`BorrowedNames`), borrowed from the file where it holds them as they are and from the \
+         reader where it compressed them, so that no string is copied; its row also times \
+         dropping the reader and the names, which borrow from it. Every row runs on one \
          thread. A `Reader` checks the header and the checksums of the schema and of the branch \
          table, and validates every branch it reads, but does not checksum the branch data (that \
          would read every byte): the loads through it compare with the full load through it \
          (`everything`); `tree_buf::decode` verifies the data checksum as well.\n"
     );
     println!(
-        "| how | runs | median ms | time ÷ the `CompactNames` load | time ÷ the `Names` load |"
+        "| how | runs | median ms | time ÷ the `BorrowedNames` load | time ÷ the `CompactNames` \
+         load | time ÷ the `Names` load |"
     );
-    println!("|---|---:|---:|---:|---:|");
-    let (compact_time, string_time) = (times[0].0, times[1].0);
+    println!("|---|---:|---:|---:|---:|---:|");
+    let (borrowed_time, compact_time, string_time) = (times[0].0, times[1].0, times[2].0);
     for (how, (time, runs)) in hows.iter().zip(times) {
         println!(
-            "| {how} | {runs} | {:.4} | {} | {} |",
+            "| {how} | {runs} | {:.4} | {} | {} | {} |",
             ms(time),
+            ratio(time, borrowed_time),
             ratio(time, compact_time),
             ratio(time, string_time)
         );
@@ -246,8 +255,11 @@ fn partial_load(countries: &geojson::FeatureCollection, settings: &Settings) {
         "\nThe same partial load on files with k times the geometry (each ring repeated k times, \
          shifted a little each time so that the copies differ; names unchanged):\n"
     );
-    println!("| k | file bytes | runs | `CompactNames` load ms | `Names` load ms |");
-    println!("|---:|---:|---:|---:|---:|");
+    println!(
+        "| k | file bytes | runs | `BorrowedNames` load ms | `CompactNames` load ms | `Names` \
+         load ms |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|");
     let ks = [1usize, 4, 16];
     let files: Vec<Vec<u8>> = (ks.iter())
         .map(|&k| names_file(&with_repeated_geometry(countries, k)))
@@ -255,17 +267,19 @@ fn partial_load(countries: &geojson::FeatureCollection, settings: &Settings) {
     let loads = (files.iter())
         .flat_map(|file| {
             [
+                load_task(|| with_borrowed_names(file, |names| names.features.len())),
                 load_task(|| load_compact_names(file)),
                 load_task(|| load_names(file)),
             ]
         })
         .collect();
     let times = medians_in_turn(&settings.runs, loads);
-    for ((k, file), pair) in ks.iter().zip(&files).zip(times.chunks_exact(2)) {
-        let ((compact, runs), (string, _)) = (pair[0], pair[1]);
+    for ((k, file), loads) in ks.iter().zip(&files).zip(times.chunks_exact(3)) {
+        let ((borrowed, runs), (compact, _), (string, _)) = (loads[0], loads[1], loads[2]);
         println!(
-            "| {k} | {} | {runs} | {:.4} | {:.4} |",
+            "| {k} | {} | {runs} | {:.4} | {:.4} | {:.4} |",
             file.len(),
+            ms(borrowed),
             ms(compact),
             ms(string)
         );

@@ -74,6 +74,11 @@ impl<'a> Fixed<'a> {
         Codec::Fixed { width: self.width }
     }
 
+    /// The `count` words if each is one byte wide: their bytes as they are.
+    pub(super) fn bytes_as_they_are(self, count: usize) -> Option<&'a [u8]> {
+        (self.width == 1 && self.words.len() == count).then_some(self.words)
+    }
+
     pub(super) fn decode<W: Word>(self, count: usize) -> Result<Vec<W>, DecodeError> {
         let (width, data) = (usize::from(self.width), self.words);
         if count.checked_mul(width) != Some(data.len()) {

@@ -281,6 +281,15 @@ pub(crate) fn decode<W: Word>(
     decode_nested(bytes, count, budget, 0)
 }
 
+/// The `count` bytes of a stream of 8-bit words that holds them as they are (fixed width, one
+/// byte each), where they are in `bytes`; `None` for a stream of another codec or width.
+pub(crate) fn bytes_as_they_are(bytes: &[u8], count: usize) -> Option<&[u8]> {
+    match IntStream::<u8>::parse(bytes).ok()? {
+        IntStream::Fixed(fixed) => fixed.bytes_as_they_are(count),
+        _ => None,
+    }
+}
+
 /// [`decode`] for a stream nested `depth` levels inside others.
 pub(crate) fn decode_nested<W: Word>(
     bytes: &[u8],
