@@ -1,7 +1,8 @@
 //! Encodes or decodes one dataset repeatedly on one thread, for a profiler to watch.
 //!
-//! `cargo run --release -p tree-buf-benches --example profile -- DATASET encode|decode [N]`,
-//! where DATASET is graphql, graphql-raw, geojson, geojson-lossy (floats within 2^-12),
+//! `cargo run --release -p tree-buf-benches --example profile -- DATASET WHAT [N]`, where WHAT
+//! is encode or decode (the derive's), or serde-encode or serde-decode (`tree_buf::serde`), and
+//! DATASET is graphql, graphql-raw, geojson, geojson-lossy (floats within 2^-12),
 //! baseball, retrosheet, aapl, or the generated noise floats: noise (all), noise-mesh (`f32`)
 //! or noise-readings (`f64`). `PROFILE_PREFER=faster` (or `smaller`) encodes with that
 //! preference instead of the balanced default.
@@ -20,7 +21,13 @@ fn run<T: Dataset>(value: T, encode_options: EncodeOptions, what: &str, times: u
     };
     let encode_options = encode_options.prefer(preference).parallel(false);
     let decode_options = DecodeOptions::default().parallel(false);
-    let bytes = tree_buf::encode_with_options(&value, &encode_options).expect("encodes");
+    // serde writes values as the dataset's serde impls spell them, which may differ from the
+    // derive's: each reads what it wrote.
+    let bytes = match what.starts_with("serde") {
+        true => tree_buf::serde::to_vec_with_options(&value, &encode_options),
+        false => tree_buf::encode_with_options(&value, &encode_options),
+    }
+    .expect("encodes");
     println!("{} bytes", bytes.len());
     if let Ok(path) = std::env::var("PROFILE_WRITE") {
         std::fs::write(path, &bytes).expect("writes the file");
@@ -35,7 +42,15 @@ fn run<T: Dataset>(value: T, encode_options: EncodeOptions, what: &str, times: u
                 tree_buf::decode_with_options::<T>(black_box(&bytes), &decode_options)
                     .expect("decodes"),
             )),
-            other => panic!("encode or decode, not {other}"),
+            "serde-encode" => drop(black_box(
+                tree_buf::serde::to_vec_with_options(black_box(&value), &encode_options)
+                    .expect("encodes"),
+            )),
+            "serde-decode" => drop(black_box(
+                tree_buf::serde::from_slice_with_options::<T>(black_box(&bytes), &decode_options)
+                    .expect("decodes"),
+            )),
+            other => panic!("encode, decode, serde-encode or serde-decode, not {other}"),
         }
     }
     println!("{:?} each", start.elapsed() / times.max(1) as u32);
