@@ -33,7 +33,7 @@
 //! ## Optional features
 //!
 //! - `json` (on by default): `From` conversions between [`Value`] and `serde_json::Value`.
-//! - `serde` (on by default): the [`serde`](crate::serde) module, columnar encoding of any type
+//! - `serde` (on by default): the [`serde`] module, columnar encoding of any type
 //!   that implements serde's `Serialize`, and decoding into any that implements `Deserialize`.
 //! - `parallel` (on by default): large files are encoded and decoded on rayon's threads, as
 //!   [`EncodeOptions::parallel`] and [`DecodeOptions::parallel`] allow. Without it, everything
@@ -71,6 +71,7 @@ mod breakdown;
 mod buffer;
 #[cfg(feature = "codec-api")]
 pub mod codec;
+mod columns;
 mod encodings;
 mod error;
 mod file;
@@ -89,6 +90,7 @@ pub use breakdown::{
     SizeBreakdown,
 };
 pub use buffer::Buffer;
+pub use columns::{ColumnNode, Columns};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use options::{DecodeOptions, EncodeOptions, Preference, MAX_DEPTH};
 pub use reader::{Reader, SchemaNode};

@@ -126,6 +126,13 @@ impl<'a> Reader<'a> {
         self.view.context(&self.options).keeping_in(&self.kept)
     }
 
+    /// The root of the file's schema and a context for its branches, on one thread; an error for
+    /// a view of more than one root value.
+    pub(crate) fn root_and_context(&self) -> Result<(NodeRef<'_>, DecodeContext<'_>), DecodeError> {
+        self.view.check_one_root()?;
+        Ok((self.view.tree.root(), self.context()))
+    }
+
     /// Decodes every value at `path` (such as `features.[].properties.ADMIN`, as text or a
     /// [`Path`]) into the collection `T`, such as `Vec<String>`: one item per value at the path,
     /// in file order, across all the sequences above it.

@@ -823,7 +823,7 @@ impl<'a> DecodeContext<'a> {
     /// The number of values of `node`, worked out from the root down by reading the streams on
     /// the way (presence, lengths, discriminants), as a keyed stream's source needs. The root
     /// holds one value, as in every file decoded (`rows` is 1).
-    fn values_at(&mut self, node: NodeRef<'_>) -> Result<usize, DecodeError> {
+    pub(crate) fn values_at(&mut self, node: NodeRef<'_>) -> Result<usize, DecodeError> {
         if let Some(&count) = self.counts.get(&node.id()) {
             return Ok(count);
         }

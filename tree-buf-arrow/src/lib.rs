@@ -1,0 +1,511 @@
+//! [Apache Arrow](https://arrow.apache.org) arrays from tree-buf files, filled column by column.
+//!
+//! tree-buf already stores every path through a type as its own column, so an Arrow array is
+//! made from each schema node's streams as they are: a leaf's values become a buffer, a
+//! sequence's lengths become offsets, an option's presence flags become a validity bitmap. No
+//! Rust value is made per row, and only the branches of the columns asked for are read.
+//!
+//! ```
+//! use arrow_array::{Array, Int64Array, StringArray};
+//! use tree_buf::Reader;
+//!
+//! #[derive(tree_buf::Encode)]
+//! struct Batting { player: String, year: i64, hits: Option<u16>, border: Vec<(f64, f64)> }
+//!
+//! let rows = vec![
+//!     Batting { player: "aaronha01".into(), year: 1954, hits: Some(131), border: vec![] },
+//!     Batting { player: "aaronha01".into(), year: 1955, hits: None, border: vec![] },
+//! ];
+//! let bytes = tree_buf::encode(&rows);
+//! let reader = Reader::new(&bytes)?;
+//! // The rows are the items of the root sequence; read two of their fields.
+//! let batch = tree_buf_arrow::record_batch(&reader, "", Some(&["year", "hits"]))?;
+//! assert_eq!(batch.num_rows(), 2);
+//! let years = batch.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+//! assert_eq!(years.value(1), 1955);
+//! assert!(batch.column(1).is_null(1));
+//! # Ok::<(), tree_buf_arrow::Error>(())
+//! ```
+//!
+//! # How tree-buf's types map to Arrow's
+//!
+//! | tree-buf schema node (Rust type) | Arrow type |
+//! |---|---|
+//! | `bool` | `Boolean` |
+//! | `u8` … `u64`, `i8` … `i64` | `UInt8` … `UInt64`, `Int8` … `Int64` |
+//! | `u128` | `FixedSizeBinary(16)`, the number's 16 little-endian bytes (no Arrow integer is that wide) |
+//! | `i128` | `Decimal128(38, 0)`: a value of more than 38 digits is an error |
+//! | `f32`, `f64` | `Float32`, `Float64` |
+//! | `char` | `Utf8`, one character each |
+//! | strings | `Utf8` |
+//! | `()`, unit structs, a place no value was written to | `Null` |
+//! | `Option<T>` | `T`'s type, nullable; `None` at any level of nested options is a null |
+//! | `Vec<T>`, sets, slices (sequences) | `List(T)` |
+//! | `[T; N]` | `FixedSizeList(T, N)` |
+//! | maps | `Map(Struct(keys, values))`, unsorted; keys may not be null |
+//! | tuples | `Struct` of fields named `0`, `1`, … |
+//! | structs | `Struct` of their fields, by name |
+//! | enums of unit variants only | `Dictionary(UInt8, Utf8)` of the variant names (`UInt16` past 256 variants) |
+//! | other enums, and unions of schemaless values (JSON's) | dense `Union` of one child per variant or member, named so (at most 128) |
+//! | recursive types (a recursion node) | not mapped: an error |
+//!
+//! A record batch's rows are the items of one sequence node in the file: the root of a file of a
+//! `Vec<Row>`, or any path such as `features` for the rows of a field. Rows of a struct type give
+//! a column per field; rows of any other type, one column named `value`.
+
+use std::fmt;
+use std::sync::Arc;
+
+use arrow_array::types::{UInt16Type, UInt8Type};
+use arrow_array::{
+    ArrayRef, BooleanArray, Decimal128Array, DictionaryArray, FixedSizeBinaryArray,
+    FixedSizeListArray, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array,
+    ListArray, MapArray, NullArray, RecordBatch, RecordBatchOptions, StringArray, StructArray,
+    UInt16Array, UInt32Array, UInt64Array, UInt8Array, UnionArray,
+};
+use arrow_buffer::{OffsetBuffer, ScalarBuffer};
+use arrow_schema::{
+    ArrowError, DataType, Field, Fields, Schema, SchemaRef, UnionFields, UnionMode,
+};
+use tree_buf::{AsPath, ColumnNode, Columns, DecodeError, NodeType, Reader};
+
+/// Why a file could not be read into Arrow arrays.
+#[non_exhaustive]
+#[derive(Debug)]
+pub enum Error {
+    /// Reading the file failed: it is corrupt, or the path names no node, say.
+    Decode(DecodeError),
+    /// The file holds something at `path` that no Arrow type holds (a recursive type, a
+    /// sequence longer than 32-bit offsets reach, more than 128 variants).
+    Unsupported { path: String, message: String },
+    /// Arrow refused the arrays made.
+    Arrow(ArrowError),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Decode(error) => error.fmt(f),
+            Error::Unsupported { path, message } => write!(f, "at `{path}`: {message}"),
+            Error::Arrow(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Decode(error) => Some(error),
+            Error::Arrow(error) => Some(error),
+            Error::Unsupported { .. } => None,
+        }
+    }
+}
+
+impl From<DecodeError> for Error {
+    fn from(error: DecodeError) -> Self {
+        Error::Decode(error)
+    }
+}
+
+impl From<ArrowError> for Error {
+    fn from(error: ArrowError) -> Self {
+        Error::Arrow(error)
+    }
+}
+
+/// An [`Error::Unsupported`] at `node`.
+fn unsupported(node: ColumnNode<'_>, message: impl Into<String>) -> Error {
+    Error::Unsupported {
+        path: node.path(),
+        message: message.into(),
+    }
+}
+
+/// The Arrow schema of the record batches whose rows are the items of the sequence at
+/// `rows_path` (`""` for the root), as [`record_batch`] reads them.
+pub fn schema(reader: &Reader<'_>, rows_path: impl AsPath) -> Result<SchemaRef, Error> {
+    let columns = reader.columns()?;
+    let items = rows_of(&columns, rows_path)?;
+    let fields = (row_columns(items).into_iter())
+        .map(|(name, node)| field(&name, node))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Arc::new(Schema::new(fields)))
+}
+
+/// The items of the sequence at `rows_path` as a record batch: a column per field of the items'
+/// struct (or one column, `value`, for items of another type), only those named in `projection`
+/// if it is given, in its order. Only the branches of those columns, and the streams on the way
+/// to them, are read.
+pub fn record_batch(
+    reader: &Reader<'_>,
+    rows_path: impl AsPath,
+    projection: Option<&[&str]>,
+) -> Result<RecordBatch, Error> {
+    let mut columns = reader.columns()?;
+    let items = rows_of(&columns, rows_path)?;
+    let rows = columns.count(items)?;
+    let all = row_columns(items);
+    let chosen: Vec<(String, ColumnNode<'_>)> = match projection {
+        None => all,
+        Some(names) => (names.iter())
+            .map(|&name| {
+                (all.iter())
+                    .find(|(column, _)| column == name)
+                    .cloned()
+                    .ok_or_else(|| unsupported(items, format!("the rows have no column `{name}`")))
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let mut fields = Vec::with_capacity(chosen.len());
+    let mut arrays = Vec::with_capacity(chosen.len());
+    for (name, node) in chosen {
+        fields.push(field(&name, node)?);
+        arrays.push(array(&mut columns, node)?);
+    }
+    let options = RecordBatchOptions::new().with_row_count(Some(rows));
+    Ok(RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields)),
+        arrays,
+        &options,
+    )?)
+}
+
+/// The items node of the sequence at `path`.
+fn rows_of<'r>(columns: &Columns<'r>, path: impl AsPath) -> Result<ColumnNode<'r>, Error> {
+    let node = columns.find(path)?;
+    let items = match (node.node_type(), node.child(0)) {
+        (NodeType::Seq, Some(items)) => items,
+        _ => {
+            return Err(unsupported(
+                node,
+                "rows are the items of a sequence, and this is not one",
+            ))
+        }
+    };
+    // A recursive type whose values are the rows (or hold them) pools the values of every
+    // depth at one node, where the rows are no longer only the sequence's items.
+    let rows_path = items.path();
+    let mut below = vec![items];
+    while let Some(node) = below.pop() {
+        if let Some(target) = node.returns_to() {
+            let target = target.path();
+            if target.is_empty()
+                || rows_path == target
+                || rows_path.starts_with(&format!("{target}."))
+            {
+                return Err(unsupported(
+                    items,
+                    "the rows are values of a recursive type, whose values of every depth are \
+                     pooled here: Arrow has no type for them",
+                ));
+            }
+        }
+        below.extend(node.children());
+    }
+    Ok(items)
+}
+
+/// The columns of rows whose values are `items`: the fields of a struct, else the items whole.
+fn row_columns(items: ColumnNode<'_>) -> Vec<(String, ColumnNode<'_>)> {
+    match items.node_type() {
+        NodeType::Struct => (items.children())
+            .map(|field| (field.name().unwrap_or_default().to_owned(), field))
+            .collect(),
+        _ => vec![("value".to_owned(), items)],
+    }
+}
+
+/// The Arrow field of `node`'s values, named `name`.
+fn field(name: &str, node: ColumnNode<'_>) -> Result<Field, Error> {
+    let (data_type, nullable) = data_type(node)?;
+    Ok(Field::new(name, data_type, nullable))
+}
+
+/// The names of a node's children: field and variant names, or positions for tuple elements.
+fn child_name(child: ColumnNode<'_>, index: usize) -> String {
+    child
+        .name()
+        .map_or_else(|| index.to_string(), str::to_owned)
+}
+
+/// The one child of an option, sequence or array node.
+fn only_child(node: ColumnNode<'_>) -> Result<ColumnNode<'_>, Error> {
+    node.child(0)
+        .ok_or_else(|| unsupported(node, "a node without its child"))
+}
+
+/// Whether every variant of an enum node is a unit (or was never written).
+fn unit_only(node: ColumnNode<'_>) -> bool {
+    (node.children()).all(|variant| matches!(variant.node_type(), NodeType::Unit | NodeType::Void))
+}
+
+/// The Arrow type of `node`'s values, and whether they may be null.
+fn data_type(node: ColumnNode<'_>) -> Result<(DataType, bool), Error> {
+    let list_item = |node: ColumnNode<'_>| -> Result<Arc<Field>, Error> {
+        Ok(Arc::new(field("item", only_child(node)?)?))
+    };
+    let children = |node: ColumnNode<'_>| -> Result<Fields, Error> {
+        (node.children().enumerate())
+            .map(|(index, child)| field(&child_name(child, index), child))
+            .collect()
+    };
+    Ok(match node.node_type() {
+        NodeType::Void | NodeType::Unit => (DataType::Null, true),
+        NodeType::Bool => (DataType::Boolean, false),
+        NodeType::U8 => (DataType::UInt8, false),
+        NodeType::U16 => (DataType::UInt16, false),
+        NodeType::U32 => (DataType::UInt32, false),
+        NodeType::U64 => (DataType::UInt64, false),
+        NodeType::U128 => (DataType::FixedSizeBinary(16), false),
+        NodeType::I8 => (DataType::Int8, false),
+        NodeType::I16 => (DataType::Int16, false),
+        NodeType::I32 => (DataType::Int32, false),
+        NodeType::I64 => (DataType::Int64, false),
+        NodeType::I128 => (DataType::Decimal128(38, 0), false),
+        NodeType::F32 => (DataType::Float32, false),
+        NodeType::F64 => (DataType::Float64, false),
+        NodeType::Char | NodeType::Str => (DataType::Utf8, false),
+        NodeType::Option => (data_type(only_child(node)?)?.0, true),
+        NodeType::Seq => (DataType::List(list_item(node)?), false),
+        NodeType::Array => {
+            let len = i32::try_from(node.array_len().unwrap_or_default())
+                .map_err(|_| unsupported(node, "an array longer than Arrow's lists"))?;
+            (DataType::FixedSizeList(list_item(node)?, len), false)
+        }
+        NodeType::Map => {
+            let keys = node
+                .child(0)
+                .ok_or_else(|| unsupported(node, "a map without keys"))?;
+            let values =
+                (node.child(1)).ok_or_else(|| unsupported(node, "a map without values"))?;
+            let entries = Fields::from(vec![field("keys", keys)?, field("values", values)?]);
+            let entries = Field::new("entries", DataType::Struct(entries), false);
+            (DataType::Map(Arc::new(entries), false), false)
+        }
+        NodeType::Tuple | NodeType::Struct => (DataType::Struct(children(node)?), false),
+        NodeType::Enum if unit_only(node) => {
+            let key = match node.children().len() {
+                0..=256 => DataType::UInt8,
+                _ => DataType::UInt16,
+            };
+            (
+                DataType::Dictionary(Box::new(key), Box::new(DataType::Utf8)),
+                false,
+            )
+        }
+        NodeType::Enum | NodeType::Union => {
+            let ids = type_ids(node)?;
+            let fields = UnionFields::try_new(ids, children(node)?.iter().cloned())?;
+            (DataType::Union(fields, UnionMode::Dense), false)
+        }
+        other => return Err(unsupported(node, format!("no Arrow type holds {other}"))),
+    })
+}
+
+/// The type ids of an enum's or union's children: their positions, if they fit Arrow's `i8`.
+fn type_ids(node: ColumnNode<'_>) -> Result<Vec<i8>, Error> {
+    (0..node.children().len())
+        .map(i8::try_from)
+        .collect::<Result<_, _>>()
+        .map_err(|_| {
+            unsupported(
+                node,
+                "more than 128 variants, which Arrow's unions cannot hold",
+            )
+        })
+}
+
+/// Offsets for `lengths`, which must fit 32 bits in all.
+fn offsets(node: ColumnNode<'_>, lengths: &[u64]) -> Result<OffsetBuffer<i32>, Error> {
+    let mut end = 0i32;
+    let mut offsets = Vec::with_capacity(lengths.len() + 1);
+    offsets.push(0);
+    for &length in lengths {
+        end = i32::try_from(length)
+            .ok()
+            .and_then(|length| end.checked_add(length))
+            .ok_or_else(|| unsupported(node, "more items than Arrow's 32-bit offsets reach"))?;
+        offsets.push(end);
+    }
+    Ok(OffsetBuffer::new(ScalarBuffer::from(offsets)))
+}
+
+/// The Arrow array of every value of `node`, of the type [`data_type`] gives it.
+fn array<'r>(columns: &mut Columns<'r>, node: ColumnNode<'r>) -> Result<ArrayRef, Error> {
+    Ok(match node.node_type() {
+        NodeType::Void | NodeType::Unit => Arc::new(NullArray::new(columns.count(node)?)),
+        NodeType::Bool => Arc::new(BooleanArray::from(columns.values::<bool>(node)?)),
+        NodeType::U8 => Arc::new(UInt8Array::from(columns.values::<u8>(node)?)),
+        NodeType::U16 => Arc::new(UInt16Array::from(columns.values::<u16>(node)?)),
+        NodeType::U32 => Arc::new(UInt32Array::from(columns.values::<u32>(node)?)),
+        NodeType::U64 => Arc::new(UInt64Array::from(columns.values::<u64>(node)?)),
+        NodeType::U128 => {
+            let values = columns.values::<u128>(node)?;
+            let bytes = values.iter().map(|value| value.to_le_bytes());
+            Arc::new(FixedSizeBinaryArray::try_from_iter(bytes)?)
+        }
+        NodeType::I8 => Arc::new(Int8Array::from(columns.values::<i8>(node)?)),
+        NodeType::I16 => Arc::new(Int16Array::from(columns.values::<i16>(node)?)),
+        NodeType::I32 => Arc::new(Int32Array::from(columns.values::<i32>(node)?)),
+        NodeType::I64 => Arc::new(Int64Array::from(columns.values::<i64>(node)?)),
+        NodeType::I128 => {
+            let values = Decimal128Array::from(columns.values::<i128>(node)?)
+                .with_precision_and_scale(38, 0)?;
+            values.validate_decimal_precision(38)?;
+            Arc::new(values)
+        }
+        NodeType::F32 => Arc::new(Float32Array::from(columns.values::<f32>(node)?)),
+        NodeType::F64 => Arc::new(Float64Array::from(columns.values::<f64>(node)?)),
+        NodeType::Char => {
+            let chars = columns.values::<char>(node)?;
+            let mut text = [0u8; 4];
+            Arc::new(StringArray::from_iter_values(
+                chars.iter().map(|c| c.encode_utf8(&mut text).to_owned()),
+            ))
+        }
+        NodeType::Str => Arc::new(StringArray::from_iter_values(columns.values::<&str>(node)?)),
+        NodeType::Option => {
+            let presence = columns.presence(node)?;
+            let present = array(columns, only_child(node)?)?;
+            // Each present value's position among the present ones; absent values are null.
+            let mut next = 0u32;
+            let positions: UInt32Array = (presence.iter())
+                .map(|&present| {
+                    present.then(|| {
+                        next += 1;
+                        next - 1
+                    })
+                })
+                .collect();
+            arrow_select::take::take(&present, &positions, None)?
+        }
+        NodeType::Seq => {
+            let offsets = offsets(node, &columns.lengths(node)?)?;
+            let item = only_child(node)?;
+            let items = array(columns, item)?;
+            Arc::new(ListArray::try_new(
+                Arc::new(field("item", item)?),
+                offsets,
+                items,
+                None,
+            )?)
+        }
+        NodeType::Array => {
+            let item = only_child(node)?;
+            let DataType::FixedSizeList(_, len) = data_type(node)?.0 else {
+                return Err(unsupported(node, "an array node without a length"));
+            };
+            let items = array(columns, item)?;
+            Arc::new(FixedSizeListArray::try_new(
+                Arc::new(field("item", item)?),
+                len,
+                items,
+                None,
+            )?)
+        }
+        NodeType::Map => {
+            let DataType::Map(entries, _) = data_type(node)?.0 else {
+                return Err(unsupported(node, "a map node without keys and values"));
+            };
+            let DataType::Struct(fields) = entries.data_type().clone() else {
+                return Err(unsupported(node, "a map node without keys and values"));
+            };
+            let offsets = offsets(node, &columns.lengths(node)?)?;
+            let keys = array(columns, only_child(node)?)?;
+            let values_node =
+                (node.child(1)).ok_or_else(|| unsupported(node, "a map without values"))?;
+            let values = array(columns, values_node)?;
+            let entries_array = StructArray::try_new(fields, vec![keys, values], None)?;
+            Arc::new(MapArray::try_new(
+                entries,
+                offsets,
+                entries_array,
+                None,
+                false,
+            )?)
+        }
+        NodeType::Tuple | NodeType::Struct => {
+            let DataType::Struct(fields) = data_type(node)?.0 else {
+                return Err(unsupported(node, "a struct node of another type"));
+            };
+            if fields.is_empty() {
+                return Ok(Arc::new(StructArray::new_empty_fields(
+                    columns.count(node)?,
+                    None,
+                )));
+            }
+            let children = (node.children())
+                .map(|child| array(columns, child))
+                .collect::<Result<Vec<_>, _>>()?;
+            Arc::new(StructArray::try_new(fields, children, None)?)
+        }
+        NodeType::Enum if unit_only(node) => {
+            let discriminants = columns.discriminants(node)?;
+            let names =
+                (node.children().enumerate()).map(|(index, variant)| child_name(variant, index));
+            let names: ArrayRef = Arc::new(StringArray::from_iter_values(names));
+            if node.children().len() <= 256 {
+                let keys = discriminants
+                    .iter()
+                    .map(|&d| d as u8)
+                    .collect::<UInt8Array>();
+                Arc::new(DictionaryArray::<UInt8Type>::try_new(keys, names)?)
+            } else {
+                let keys = discriminants
+                    .iter()
+                    .map(|&d| d as u16)
+                    .collect::<UInt16Array>();
+                Arc::new(DictionaryArray::<UInt16Type>::try_new(keys, names)?)
+            }
+        }
+        NodeType::Enum | NodeType::Union => {
+            let DataType::Union(fields, _) = data_type(node)?.0 else {
+                return Err(unsupported(node, "an enum node of another type"));
+            };
+            let discriminants = columns.discriminants(node)?;
+            // Each value's position among the values of its variant.
+            let mut taken = vec![0i32; node.children().len()];
+            let mut type_ids = Vec::with_capacity(discriminants.len());
+            let mut positions = Vec::with_capacity(discriminants.len());
+            for &discriminant in &discriminants {
+                let slot = &mut taken[discriminant as usize];
+                type_ids.push(discriminant as i8);
+                positions.push(*slot);
+                *slot += 1;
+            }
+            let children = (node.children())
+                .map(|variant| array(columns, variant))
+                .collect::<Result<Vec<_>, _>>()?;
+            Arc::new(UnionArray::try_new(
+                fields,
+                ScalarBuffer::from(type_ids),
+                Some(ScalarBuffer::from(positions)),
+                children,
+            )?)
+        }
+        other => return Err(unsupported(node, format!("no Arrow type holds {other}"))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_past_32_bits_are_errors() {
+        #[derive(tree_buf::Encode)]
+        struct Row {
+            items: Vec<u8>,
+        }
+        let bytes = tree_buf::encode(&vec![Row { items: vec![1] }]);
+        let reader = Reader::new(&bytes).unwrap();
+        let columns = reader.columns().unwrap();
+        let node = columns.find("[].items").unwrap();
+        assert!(offsets(node, &[1, 2]).is_ok());
+        assert!(matches!(
+            offsets(node, &[i32::MAX as u64, 1]),
+            Err(Error::Unsupported { .. })
+        ));
+    }
+}
