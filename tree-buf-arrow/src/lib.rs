@@ -67,6 +67,7 @@ use arrow_buffer::{OffsetBuffer, ScalarBuffer};
 use arrow_schema::{
     ArrowError, DataType, Field, Fields, Schema, SchemaRef, UnionFields, UnionMode,
 };
+use tree_buf::archive::Archive;
 use tree_buf::{AsPath, ColumnNode, Columns, DecodeError, NodeType, Reader};
 
 /// Why a file could not be read into Arrow arrays.
@@ -169,6 +170,40 @@ pub fn record_batch(
         arrays,
         &options,
     )?)
+}
+
+/// The rows of an archive as record batches, one for each chunk, in order: each chunk's rows as
+/// [`record_batch`] makes them, `projection` as there. A chunk is read only when its batch is
+/// taken, so memory holds one chunk's columns at a time. Archives of schemaless rows may widen
+/// their schema from one chunk to the next: each batch has its chunk's.
+///
+/// ```
+/// use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
+///
+/// #[derive(tree_buf::Encode)]
+/// struct Game { home: String, runs: u8 }
+///
+/// let options = ArchiveOptions::default().chunk_rows(2);
+/// let mut writer = ArchiveWriter::with_options(Vec::new(), options)?;
+/// for (home, runs) in [("BOS", 3), ("NYA", 1), ("TOR", 7)] {
+///     writer.push(&Game { home: home.into(), runs })?;
+/// }
+/// let bytes = writer.finish()?;
+/// let archive = Archive::from_bytes(&bytes)?;
+/// let rows: Vec<usize> = tree_buf_arrow::record_batches(&archive, Some(&["runs"]))
+///     .map(|batch| batch.map(|batch| batch.num_rows()))
+///     .collect::<Result<_, _>>()?;
+/// assert_eq!(rows, [2, 1]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn record_batches<'a>(
+    archive: &'a Archive<'_>,
+    projection: Option<&'a [&'a str]>,
+) -> impl Iterator<Item = Result<RecordBatch, Error>> + 'a {
+    (0..archive.chunks().len()).map(move |index| {
+        let reader = archive.chunk_reader(index)?;
+        record_batch(&reader, "", projection)
+    })
 }
 
 /// The items node of the sequence at `path`.

@@ -297,6 +297,44 @@ fn a_projection_reads_only_its_columns_in_its_order() {
 }
 
 #[test]
+fn an_archive_is_a_batch_per_chunk() {
+    use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
+
+    let rows = rows();
+    let options = ArchiveOptions::default().chunk_rows(16);
+    let mut writer = ArchiveWriter::with_options(Vec::new(), options).unwrap();
+    for row in &rows {
+        writer.push(row).unwrap();
+    }
+    let bytes = writer.finish().unwrap();
+    let archive = Archive::from_bytes(&bytes).unwrap();
+    let batches: Vec<RecordBatch> = tree_buf_arrow::record_batches(&archive, None)
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let lengths: Vec<usize> = batches.iter().map(RecordBatch::num_rows).collect();
+    assert_eq!(lengths, [16, 16, 16, 2]);
+    // The chunks' rows, one after another, are the rows.
+    let names: Vec<String> = (batches.iter())
+        .flat_map(|batch| {
+            let names = batch
+                .column_by_name("name")
+                .unwrap()
+                .as_string::<i32>()
+                .clone();
+            names
+                .iter()
+                .flatten()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let expected: Vec<String> = rows.iter().map(|row| row.name.clone()).collect();
+    assert_eq!(names, expected);
+    let shapes = batches[3].column_by_name("shape").unwrap();
+    assert_eq!(shapes.as_union().type_id(1), 1, "row 49 is a circle");
+}
+
+#[test]
 fn rows_of_other_types_and_at_other_paths() {
     #[derive(tree_buf::Encode)]
     struct Collection {
