@@ -39,13 +39,13 @@
 //! | `char` | `Utf8`, one character each |
 //! | strings | `Utf8` |
 //! | `()`, unit structs, a place no value was written to | `Null` |
-//! | `Option<T>` | `T`'s type, nullable; `None` at any level of nested options is a null |
+//! | `Option<T>` | `T`'s type, nullable; `None` at any level of nested options is a null; not mapped over an enum with data (a union cannot be null): an error |
 //! | `Vec<T>`, sets, slices (sequences) | `List(T)` |
 //! | `[T; N]` | `FixedSizeList(T, N)` |
 //! | maps | `Map(Struct(keys, values))`, unsorted; keys may not be null |
 //! | tuples | `Struct` of fields named `0`, `1`, … |
 //! | structs | `Struct` of their fields, by name |
-//! | enums of unit variants only | `Dictionary(UInt8, Utf8)` of the variant names (`UInt16` past 256 variants) |
+//! | enums of unit variants only | `Dictionary(UInt8, Utf8)` of the variant names (`UInt16` past 256 variants, at most 65,536) |
 //! | other enums, and unions of schemaless values (JSON's) | dense `Union` of one child per variant or member, named so (at most 128) |
 //! | recursive types (a recursion node) | not mapped: an error |
 //!
@@ -58,7 +58,7 @@ use std::sync::Arc;
 
 use arrow_array::types::{UInt16Type, UInt8Type};
 use arrow_array::{
-    ArrayRef, BooleanArray, Decimal128Array, DictionaryArray, FixedSizeBinaryArray,
+    new_null_array, ArrayRef, BooleanArray, Decimal128Array, DictionaryArray, FixedSizeBinaryArray,
     FixedSizeListArray, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array,
     ListArray, MapArray, NullArray, RecordBatch, RecordBatchOptions, StringArray, StructArray,
     UInt16Array, UInt32Array, UInt64Array, UInt8Array, UnionArray,
@@ -301,7 +301,16 @@ fn data_type(node: ColumnNode<'_>) -> Result<(DataType, bool), Error> {
         NodeType::F32 => (DataType::Float32, false),
         NodeType::F64 => (DataType::Float64, false),
         NodeType::Char | NodeType::Str => (DataType::Utf8, false),
-        NodeType::Option => (data_type(only_child(node)?)?.0, true),
+        NodeType::Option => match data_type(only_child(node)?)?.0 {
+            // A union has no validity of its own: a null would read as a value of a variant.
+            DataType::Union(..) => {
+                return Err(unsupported(
+                    node,
+                    "an optional enum with data, or union: Arrow's unions hold no nulls",
+                ))
+            }
+            inner => (inner, true),
+        },
         NodeType::Seq => (DataType::List(list_item(node)?), false),
         NodeType::Array => {
             let len = i32::try_from(node.array_len().unwrap_or_default())
@@ -322,7 +331,8 @@ fn data_type(node: ColumnNode<'_>) -> Result<(DataType, bool), Error> {
         NodeType::Enum if unit_only(node) => {
             let key = match node.children().len() {
                 0..=256 => DataType::UInt8,
-                _ => DataType::UInt16,
+                257..=65_536 => DataType::UInt16,
+                _ => return Err(unsupported(node, "more than 65,536 variants")),
             };
             (
                 DataType::Dictionary(Box::new(key), Box::new(DataType::Utf8)),
@@ -401,7 +411,11 @@ fn array<'r>(columns: &mut Columns<'r>, node: ColumnNode<'r>) -> Result<ArrayRef
         }
         NodeType::Str => Arc::new(StringArray::from_iter_values(columns.values::<&str>(node)?)),
         NodeType::Option => {
+            let data_type = data_type(node)?.0;
             let presence = columns.presence(node)?;
+            if !presence.contains(&true) {
+                return Ok(new_null_array(&data_type, presence.len()));
+            }
             let present = array(columns, only_child(node)?)?;
             // Each present value's position among the present ones; absent values are null.
             let mut next = 0u32;
@@ -432,11 +446,13 @@ fn array<'r>(columns: &mut Columns<'r>, node: ColumnNode<'r>) -> Result<ArrayRef
                 return Err(unsupported(node, "an array node without a length"));
             };
             let items = array(columns, item)?;
-            Arc::new(FixedSizeListArray::try_new(
+            // The count, since arrays of no items cannot tell it.
+            Arc::new(FixedSizeListArray::try_new_with_length(
                 Arc::new(field("item", item)?),
                 len,
                 items,
                 None,
+                columns.count(node)?,
             )?)
         }
         NodeType::Map => {

@@ -267,6 +267,47 @@ fn every_node_type_maps_to_its_arrow_type_with_its_values() {
 }
 
 #[test]
+fn optional_enums_with_data_are_errors_and_empty_arrays_keep_their_rows() {
+    #[derive(tree_buf::Encode)]
+    enum Value {
+        Number(i32),
+        Text(String),
+    }
+    #[derive(tree_buf::Encode)]
+    struct Row {
+        id: u8,
+        value: Option<Value>,
+        none: Option<Value>,
+        nothing: [u8; 0],
+        never: Option<(u8, String)>,
+    }
+    let rows: Vec<Row> = (0..3)
+        .map(|i| Row {
+            id: i,
+            value: match i {
+                0 => Some(Value::Number(7)),
+                1 => None,
+                _ => Some(Value::Text("x".into())),
+            },
+            none: None,
+            nothing: [],
+            never: None,
+        })
+        .collect();
+    let bytes = encode(&rows);
+    let reader = Reader::new(&bytes).unwrap();
+    // A null in a union would read as a value of one of its variants.
+    for column in ["value", "none"] {
+        let error = record_batch(&reader, "", Some(&[column])).unwrap_err();
+        assert!(matches!(error, Error::Unsupported { .. }), "{error}");
+    }
+    let batch = record_batch(&reader, "", Some(&["id", "nothing", "never"])).unwrap();
+    assert_eq!(batch.num_rows(), 3);
+    assert_eq!(batch.column(1).as_fixed_size_list().len(), 3);
+    assert_eq!(batch.column(2).null_count(), 3);
+}
+
+#[test]
 fn an_i128_past_38_digits_is_an_error() {
     let bytes = encode(&vec![(1i128,), (i128::MAX,)]);
     let reader = Reader::new(&bytes).unwrap();

@@ -146,7 +146,8 @@ pub fn encode_with_options<T: Encode + ?Sized>(
 /// Decodes a file written by [`encode`] with the default [`DecodeOptions`].
 ///
 /// A type that borrows (`&'de str`, see [`Decode`]) borrows from `bytes`: strings and bytes the
-/// file holds as they are, which it does unless it compressed them. Where it did, `Cow<str>`
+/// file holds as they are, which it does unless it compressed, packed or keyed them (a string
+/// column stored as a function of another, see `docs/FORMAT.md`). Where it did, `Cow<str>`
 /// fields own their text, and a `&str` field is a
 /// [`SchemaMismatch`](DecodeErrorKind::SchemaMismatch) error: [`Reader::decode`] keeps such
 /// columns for as long as the reader, so that they can be borrowed too.

@@ -606,9 +606,13 @@ impl<T> Claim<T> {
         let pool = address as *const Pool<T>;
         // SAFETY: `address` is that of the `Rc<Pool<T>>` which the anchor of `target` lends while
         // it builds the decoders below it, this one among them: the allocation is alive, and it
-        // holds values of type `T` (the type ids match). Type ids leave lifetimes aside, but every
-        // value in the pool was made by the decoders of this context, from its bytes. Taking a
-        // new count keeps it alive with this decoder.
+        // holds values of type `T` (the type ids match). Type ids leave lifetimes aside: the pool
+        // may hold `T` with other lifetimes (a `Tree<'a, 'b>` whose children are `Tree<'b, 'a>`).
+        // That is sound for the decoders of this crate and of the derive, each of whose values
+        // owns what it holds or borrows from this context's bytes, which outlive every lifetime
+        // of `T`; a hand-written decoder (the traits are hidden, not part of the API) that shared
+        // state typed by a lifetime between values could break it. Taking a new count keeps the
+        // pool alive with this decoder.
         let pool = unsafe {
             Rc::increment_strong_count(pool);
             Rc::from_raw(pool)
