@@ -505,16 +505,11 @@ impl<'a> Archive<'a> {
         bytes: &'b [u8],
     ) -> Result<T, DecodeError> {
         let budget = self.whole_budget_checked()?;
-        let decode_chunk = |index: usize, budget: Budget| {
-            let tree = &self.schemas[self.chunk_schemas[index]].tree;
-            let (chunk, checksums) = self.chunk_in(bytes, index)?;
-            decode_chunk_rows::<T>(tree, chunk, checksums, budget, &self.options)
-        };
         if self.chunks.len() == 1 {
-            return decode_chunk(0, budget);
+            return self.decode_chunk_in(bytes, 0, budget);
         }
         let parts = (0..self.chunks.len())
-            .map(|index| decode_chunk(index, budget.clone()))
+            .map(|index| self.decode_chunk_in(bytes, index, budget.clone()))
             .collect::<Result<Vec<T>, _>>()?;
         join(parts)
     }
@@ -568,8 +563,19 @@ impl<'a> Archive<'a> {
         index: usize,
         budget: Budget,
     ) -> Result<T, DecodeError> {
+        self.decode_chunk_in(self.bytes.get(), index, budget)
+    }
+
+    /// [`Self::decode_chunk_with`] from `bytes`, the archive's own, which what it decodes may
+    /// borrow from.
+    fn decode_chunk_in<'b, T: Decode<'b>>(
+        &self,
+        bytes: &'b [u8],
+        index: usize,
+        budget: Budget,
+    ) -> Result<T, DecodeError> {
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
-        let (chunk, checksums) = self.chunk(index)?;
+        let (chunk, checksums) = self.chunk_in(bytes, index)?;
         decode_chunk_rows(tree, chunk, checksums, budget, &self.options)
     }
 

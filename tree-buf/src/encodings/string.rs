@@ -73,6 +73,14 @@ impl StrColumn {
         self.bytes.push_str(other.bytes.as_ref());
         self.ends.extend(other.ends.iter().map(|&end| end + offset));
     }
+
+    /// The column as a decoded one, which owns its text.
+    fn into_decoded<'t>(self) -> StrColumn<Cow<'t, str>> {
+        StrColumn {
+            bytes: Cow::Owned(self.bytes),
+            ends: self.ends,
+        }
+    }
 }
 
 impl<S> StrColumn<S> {
@@ -252,10 +260,7 @@ impl<'t> DecodedStrings<'t> {
             indexed => {
                 let mut column = StrColumn::default();
                 (0..indexed.len()).for_each(|i| column.push(indexed.get(i)));
-                StrColumn {
-                    bytes: Cow::Owned(column.bytes),
-                    ends: column.ends,
-                }
+                column.into_decoded()
             }
         }
     }
@@ -755,10 +760,7 @@ pub(crate) fn decode_keyed<'t, S: AsRef<str>>(
         let mut joined = StrColumn::default();
         joined.append(&table);
         joined.append(&exceptions);
-        StrColumn {
-            bytes: Cow::Owned(joined.bytes),
-            ends: joined.ends,
-        }
+        joined.into_decoded()
     };
     // As for a dictionary: charge the text the strings stand for.
     budget.charge(indexed_text(&table, &indices), 1)?;
