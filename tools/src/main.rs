@@ -5,6 +5,8 @@ mod demo;
 mod export;
 mod inspect;
 mod io;
+mod parquet;
+mod query;
 
 use std::fmt;
 use std::ops::Range;
@@ -178,6 +180,49 @@ enum Command {
         #[arg(long)]
         generated: bool,
     },
+    /// Converts Parquet to an archive of its rows, a batch at a time: columns become fields,
+    /// nulls absent fields, lists arrays, structs objects; the column types are inferred again
+    /// from the values, as for JSON (so an `Int32` column may be stored narrower or wider).
+    /// Needs the `parquet` feature (cargo install --path tools --features parquet).
+    FromParquet {
+        /// The Parquet file.
+        input: PathBuf,
+        /// Where to write the archive (`-` for standard output).
+        #[arg(short, long)]
+        output: PathBuf,
+        #[command(flatten)]
+        encode: EncodeArgs,
+    },
+    /// Writes an archive's rows as Parquet, a row group per chunk, with the columns Arrow gives
+    /// them (enums with data become structs of one optional field per variant). Needs the
+    /// `parquet` feature.
+    ToParquet {
+        /// The archive.
+        file: PathBuf,
+        /// Where to write the Parquet file (`-` for standard output).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// The zstd level of the Parquet pages.
+        #[arg(long, default_value_t = 3)]
+        zstd_level: i32,
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// Answers SQL over archives with Apache DataFusion. Each `--table NAME=PATH` is an archive
+    /// (or a directory of `*.tb` archives) as a table of its rows, whose columns are the rows'
+    /// fields; nested fields read as `home['score']`. `CREATE EXTERNAL TABLE t STORED AS TREEBUF
+    /// LOCATION 'path'` works too, and statements separated by `;` run in order. Needs the
+    /// `query` feature (cargo install --path tools --features query).
+    Query {
+        /// The SQL statements.
+        sql: String,
+        /// An archive as a table.
+        #[arg(long = "table", value_name = "NAME=PATH")]
+        tables: Vec<query::TableArg>,
+        /// How answers are printed.
+        #[arg(long, value_enum, default_value_t = query::QueryFormat::Table)]
+        format: query::QueryFormat,
+    },
 }
 
 /// How the commands that write tree-buf files encode.
@@ -310,6 +355,22 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::ToCsv { file, rows, read } => export::to_csv(&file, rows, &read.open()),
         Command::Info { file, json, read } => inspect::info(&file, json, &read.open()),
         Command::Demo { generated } => demo::demo(generated),
+        Command::FromParquet {
+            input,
+            output,
+            encode,
+        } => parquet::from_parquet(&input, &output, &encode.chunking(), encode.options()),
+        Command::ToParquet {
+            file,
+            output,
+            zstd_level,
+            read,
+        } => parquet::to_parquet(&file, &output, zstd_level, &read.open()),
+        Command::Query {
+            sql,
+            tables,
+            format,
+        } => query::query(&sql, &tables, format),
     }
 }
 

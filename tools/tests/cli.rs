@@ -764,3 +764,144 @@ fn to_json_streams_an_archive_from_standard_input_a_chunk_at_a_time() {
     let ids = with_stdin(&["to-json", "-", "--path", "[].id"], &bytes);
     assert_eq!(stdout(&ids).trim(), r#"{"[].id":[0,1,2,3,4,5,6]}"#);
 }
+
+#[test]
+#[cfg(feature = "query")]
+fn query_answers_sql_over_archives_in_every_format() {
+    let input = scratch("query-input.json");
+    let rows: Vec<String> = (0..50)
+        .map(|i| format!(r#"{{"team": "{}", "runs": {}}}"#, ["BOS", "NYA"][i % 2], i))
+        .collect();
+    std::fs::write(&input, rows.join("\n")).unwrap();
+    let archive = scratch("query.tb");
+    succeeds(&[
+        "from-json",
+        path(&input),
+        "-o",
+        path(&archive),
+        "--chunk-rows",
+        "10",
+    ]);
+    let table = format!("games={}", path(&archive));
+    let sql = "SELECT team, sum(runs) AS runs FROM games GROUP BY team ORDER BY team";
+    let run = |format: &str| {
+        stdout(&succeeds(&[
+            "query", sql, "--table", &table, "--format", format,
+        ]))
+    };
+    assert_eq!(
+        run("table"),
+        "+------+------+\n| team | runs |\n+------+------+\n| BOS  | 600  |\n| NYA  | 625  |\n+------+------+\n"
+    );
+    assert_eq!(run("csv"), "team,runs\nBOS,600\nNYA,625\n");
+    assert_eq!(
+        run("json"),
+        "[{\"team\":\"BOS\",\"runs\":600},{\"team\":\"NYA\",\"runs\":625}]\n"
+    );
+    assert_eq!(
+        run("jsonl"),
+        "{\"team\":\"BOS\",\"runs\":600}\n{\"team\":\"NYA\",\"runs\":625}\n"
+    );
+
+    // Statements run in order; only answers with columns are printed.
+    let create = format!(
+        "CREATE EXTERNAL TABLE g STORED AS TREEBUF LOCATION '{}'; SELECT count(*) AS n FROM g",
+        path(&archive)
+    );
+    assert_eq!(
+        stdout(&succeeds(&["query", &create, "--format", "csv"])),
+        "n\n50\n"
+    );
+
+    fails(
+        &["query", "SELECT nope FROM games", "--table", &table],
+        "No field named nope",
+    );
+    fails(
+        &["query", "SELECT 1", "--table", "games=/no/such.tb"],
+        "/no/such.tb",
+    );
+}
+
+#[test]
+#[cfg(not(feature = "query"))]
+fn query_says_how_to_get_it_when_built_without_it() {
+    fails(&["query", "SELECT 1"], "--features query");
+}
+
+#[test]
+#[cfg(feature = "parquet")]
+fn parquet_round_trips_through_archives() {
+    let input = scratch("parquet-input.json");
+    let rows: Vec<String> = (0..300)
+        .map(|i| {
+            // Lists of varying length (arrays all of one length are read as tuples).
+            let tags: Vec<String> = (0..i % 4).map(|t| format!(r#""t{t}""#)).collect();
+            let tags = if i % 3 == 0 {
+                String::new()
+            } else {
+                format!(r#", "tags": [{}]"#, tags.join(", "))
+            };
+            format!(
+                r#"{{"id": {i}, "score": {}.5, "ok": {}{tags}}}"#,
+                i * 7,
+                i % 2 == 0
+            )
+        })
+        .collect();
+    std::fs::write(&input, rows.join("\n")).unwrap();
+    let archive = scratch("parquet-source.tb");
+    succeeds(&[
+        "from-json",
+        path(&input),
+        "-o",
+        path(&archive),
+        "--chunk-rows",
+        "100",
+    ]);
+    let parquet = scratch("rows.parquet");
+    succeeds(&["to-parquet", path(&archive), "-o", path(&parquet)]);
+    let back = scratch("parquet-back.tb");
+    succeeds(&[
+        "from-parquet",
+        path(&parquet),
+        "-o",
+        path(&back),
+        "--chunk-rows",
+        "100",
+    ]);
+    let json = |file: &Path| stdout(&succeeds(&["to-json", path(file), "--lines"]));
+    let (back, source) = (json(&back), json(&archive));
+    for (line, (got, expected)) in back.lines().zip(source.lines()).enumerate() {
+        assert_eq!(got, expected, "row {line}");
+    }
+    assert_eq!(back.lines().count(), 300);
+
+    fails(
+        &[
+            "from-parquet",
+            path(&archive),
+            "-o",
+            path(&scratch("no.tb")),
+        ],
+        "Parquet",
+    );
+    fails(
+        &[
+            "to-parquet",
+            path(&input),
+            "-o",
+            path(&scratch("no.parquet")),
+        ],
+        "parquet-input.json",
+    );
+}
+
+#[test]
+#[cfg(not(feature = "parquet"))]
+fn parquet_commands_say_how_to_get_them_when_built_without_them() {
+    fails(
+        &["to-parquet", "a.tb", "-o", "a.parquet"],
+        "--features parquet",
+    );
+}

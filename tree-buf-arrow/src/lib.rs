@@ -53,6 +53,9 @@
 //! `Vec<Row>`, or any path such as `features` for the rows of a field. Rows of a struct type give
 //! a column per field; rows of any other type, one column named `value`.
 
+mod rows;
+mod unions;
+
 use std::fmt;
 use std::sync::Arc;
 
@@ -67,8 +70,10 @@ use arrow_buffer::{OffsetBuffer, ScalarBuffer};
 use arrow_schema::{
     ArrowError, DataType, Field, Fields, Schema, SchemaRef, UnionFields, UnionMode,
 };
+pub use rows::batch_rows;
 use tree_buf::archive::Archive;
 use tree_buf::{AsPath, ColumnNode, Columns, DecodeError, NodeType, Reader};
+pub use unions::without_unions;
 
 /// Why a file could not be read into Arrow arrays.
 #[non_exhaustive]
@@ -143,26 +148,69 @@ pub fn record_batch(
     rows_path: impl AsPath,
     projection: Option<&[&str]>,
 ) -> Result<RecordBatch, Error> {
+    let selection = match projection {
+        None => Selection::All,
+        Some(names) => Selection::Fields(
+            (names.iter())
+                .map(|&name| (name.to_owned(), Selection::All))
+                .collect(),
+        ),
+    };
+    record_batch_of(reader, rows_path, &selection)
+}
+
+/// The items of the sequence at `rows_path` as a record batch, as [`record_batch`] makes it, of
+/// the columns `selection` names (in its order; all for [`Selection::All`]), and of a struct
+/// column only the fields its selection names, at any depth. Only the branches of what is
+/// selected are read.
+///
+/// ```
+/// use tree_buf::Reader;
+/// use tree_buf_arrow::Selection;
+///
+/// #[derive(tree_buf::Encode)]
+/// struct Side { team: String, score: u8, lineup: Vec<String> }
+/// #[derive(tree_buf::Encode)]
+/// struct Game { date: u32, home: Side }
+///
+/// let side = Side { team: "BOS".into(), score: 3, lineup: vec!["a".into()] };
+/// let bytes = tree_buf::encode(&vec![Game { date: 20180329, home: side }]);
+/// let selection = Selection::Fields(vec![(
+///     "home".into(),
+///     Selection::Fields(vec![("score".into(), Selection::All)]),
+/// )]);
+/// let batch = tree_buf_arrow::record_batch_of(&Reader::new(&bytes)?, "", &selection)?;
+/// let home = batch.column(0).as_any().downcast_ref::<arrow_array::StructArray>().unwrap();
+/// assert_eq!(home.num_columns(), 1);
+/// # Ok::<(), tree_buf_arrow::Error>(())
+/// ```
+pub fn record_batch_of(
+    reader: &Reader<'_>,
+    rows_path: impl AsPath,
+    selection: &Selection,
+) -> Result<RecordBatch, Error> {
     let mut columns = reader.columns()?;
     let items = rows_of(&columns, rows_path)?;
     let rows = columns.count(items)?;
     let all = row_columns(items);
-    let chosen: Vec<(String, ColumnNode<'_>)> = match projection {
-        None => all,
-        Some(names) => (names.iter())
-            .map(|&name| {
+    let chosen: Vec<(String, ColumnNode<'_>, &Selection)> = match selection {
+        Selection::All => (all.into_iter())
+            .map(|(name, node)| (name, node, &Selection::All))
+            .collect(),
+        Selection::Fields(names) => (names.iter())
+            .map(|(name, selection)| {
                 (all.iter())
                     .find(|(column, _)| column == name)
-                    .cloned()
+                    .map(|(column, node)| (column.clone(), *node, selection))
                     .ok_or_else(|| unsupported(items, format!("the rows have no column `{name}`")))
             })
             .collect::<Result<_, _>>()?,
     };
     let mut fields = Vec::with_capacity(chosen.len());
     let mut arrays = Vec::with_capacity(chosen.len());
-    for (name, node) in chosen {
-        fields.push(field(&name, node)?);
-        arrays.push(array(&mut columns, node)?);
+    for (name, node, selection) in chosen {
+        fields.push(selected_field(&name, node, selection)?);
+        arrays.push(selected_array(&mut columns, node, selection)?);
     }
     let options = RecordBatchOptions::new().with_row_count(Some(rows));
     Ok(RecordBatch::try_new_with_options(
@@ -170,6 +218,66 @@ pub fn record_batch(
         arrays,
         &options,
     )?)
+}
+
+/// Which part of a column to read: all of it, or of a struct, some of its fields.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Selection {
+    /// Every field, at every depth.
+    #[default]
+    All,
+    /// Of a struct, tuple or optional struct, only the fields named, each as its selection says
+    /// (a selection of a column of any other type reads all of it). As the selection of a
+    /// batch's rows, the columns named, in this order.
+    Fields(Vec<(String, Selection)>),
+}
+
+impl Selection {
+    /// The Arrow type of this selection of a column of type `data_type`: its structs keep only
+    /// the fields selected, in their order.
+    pub fn select_type(&self, data_type: &DataType) -> DataType {
+        match (self, data_type) {
+            (Selection::Fields(chosen), DataType::Struct(fields)) => DataType::Struct(
+                (fields.iter())
+                    .filter_map(|field| {
+                        let (_, selection) =
+                            chosen.iter().find(|(name, _)| name == field.name())?;
+                        let data_type = selection.select_type(field.data_type());
+                        Some(Field::clone(field).with_data_type(data_type))
+                    })
+                    .collect(),
+            ),
+            _ => data_type.clone(),
+        }
+    }
+}
+
+/// The children of a struct or tuple `node` that `selection` keeps, named, in the node's order,
+/// each with its own selection.
+fn selected_children<'r, 's>(
+    node: ColumnNode<'r>,
+    selection: &'s Selection,
+) -> Result<Vec<(String, ColumnNode<'r>, &'s Selection)>, Error> {
+    let all = (node.children().enumerate()).map(|(index, child)| (child_name(child, index), child));
+    match selection {
+        Selection::All => Ok(all
+            .map(|(name, child)| (name, child, &Selection::All))
+            .collect()),
+        Selection::Fields(chosen) => {
+            let children: Vec<_> = all
+                .filter_map(|(name, child)| {
+                    let (_, selection) = chosen.iter().find(|(wanted, _)| *wanted == name)?;
+                    Some((name, child, selection))
+                })
+                .collect();
+            if let Some((missing, _)) = (chosen.iter())
+                .find(|(wanted, _)| !children.iter().any(|(name, ..)| name == wanted))
+            {
+                return Err(unsupported(node, format!("no field `{missing}` to select")));
+            }
+            Ok(children)
+        }
+    }
 }
 
 /// The rows of an archive as record batches, one for each chunk, in order: each chunk's rows as
@@ -253,7 +361,12 @@ fn row_columns(items: ColumnNode<'_>) -> Vec<(String, ColumnNode<'_>)> {
 
 /// The Arrow field of `node`'s values, named `name`.
 fn field(name: &str, node: ColumnNode<'_>) -> Result<Field, Error> {
-    let (data_type, nullable) = data_type(node)?;
+    selected_field(name, node, &Selection::All)
+}
+
+/// The Arrow field of the `selection` of `node`'s values, named `name`.
+fn selected_field(name: &str, node: ColumnNode<'_>, selection: &Selection) -> Result<Field, Error> {
+    let (data_type, nullable) = data_type(node, selection)?;
     Ok(Field::new(name, data_type, nullable))
 }
 
@@ -275,14 +388,14 @@ fn unit_only(node: ColumnNode<'_>) -> bool {
     (node.children()).all(|variant| matches!(variant.node_type(), NodeType::Unit | NodeType::Void))
 }
 
-/// The Arrow type of `node`'s values, and whether they may be null.
-fn data_type(node: ColumnNode<'_>) -> Result<(DataType, bool), Error> {
+/// The Arrow type of the `selection` of `node`'s values, and whether they may be null.
+fn data_type(node: ColumnNode<'_>, selection: &Selection) -> Result<(DataType, bool), Error> {
     let list_item = |node: ColumnNode<'_>| -> Result<Arc<Field>, Error> {
         Ok(Arc::new(field("item", only_child(node)?)?))
     };
     let children = |node: ColumnNode<'_>| -> Result<Fields, Error> {
-        (node.children().enumerate())
-            .map(|(index, child)| field(&child_name(child, index), child))
+        (selected_children(node, selection)?.into_iter())
+            .map(|(name, child, selection)| selected_field(&name, child, selection))
             .collect()
     };
     Ok(match node.node_type() {
@@ -301,7 +414,7 @@ fn data_type(node: ColumnNode<'_>) -> Result<(DataType, bool), Error> {
         NodeType::F32 => (DataType::Float32, false),
         NodeType::F64 => (DataType::Float64, false),
         NodeType::Char | NodeType::Str => (DataType::Utf8, false),
-        NodeType::Option => match data_type(only_child(node)?)?.0 {
+        NodeType::Option => match data_type(only_child(node)?, selection)?.0 {
             // A union has no validity of its own: a null would read as a value of a variant.
             DataType::Union(..) => {
                 return Err(unsupported(
@@ -378,6 +491,16 @@ fn offsets(node: ColumnNode<'_>, lengths: &[u64]) -> Result<OffsetBuffer<i32>, E
 
 /// The Arrow array of every value of `node`, of the type [`data_type`] gives it.
 fn array<'r>(columns: &mut Columns<'r>, node: ColumnNode<'r>) -> Result<ArrayRef, Error> {
+    selected_array(columns, node, &Selection::All)
+}
+
+/// The Arrow array of the `selection` of every value of `node`, of the type [`data_type`] gives
+/// it.
+fn selected_array<'r>(
+    columns: &mut Columns<'r>,
+    node: ColumnNode<'r>,
+    selection: &Selection,
+) -> Result<ArrayRef, Error> {
     Ok(match node.node_type() {
         NodeType::Void | NodeType::Unit => Arc::new(NullArray::new(columns.count(node)?)),
         NodeType::Bool => Arc::new(BooleanArray::from(columns.values::<bool>(node)?)),
@@ -411,12 +534,12 @@ fn array<'r>(columns: &mut Columns<'r>, node: ColumnNode<'r>) -> Result<ArrayRef
         }
         NodeType::Str => Arc::new(StringArray::from_iter_values(columns.values::<&str>(node)?)),
         NodeType::Option => {
-            let data_type = data_type(node)?.0;
+            let data_type = data_type(node, selection)?.0;
             let presence = columns.presence(node)?;
             if !presence.contains(&true) {
                 return Ok(new_null_array(&data_type, presence.len()));
             }
-            let present = array(columns, only_child(node)?)?;
+            let present = selected_array(columns, only_child(node)?, selection)?;
             // Each present value's position among the present ones; absent values are null.
             let mut next = 0u32;
             let positions: UInt32Array = (presence.iter())
@@ -442,7 +565,7 @@ fn array<'r>(columns: &mut Columns<'r>, node: ColumnNode<'r>) -> Result<ArrayRef
         }
         NodeType::Array => {
             let item = only_child(node)?;
-            let DataType::FixedSizeList(_, len) = data_type(node)?.0 else {
+            let DataType::FixedSizeList(_, len) = data_type(node, &Selection::All)?.0 else {
                 return Err(unsupported(node, "an array node without a length"));
             };
             let items = array(columns, item)?;
@@ -456,7 +579,7 @@ fn array<'r>(columns: &mut Columns<'r>, node: ColumnNode<'r>) -> Result<ArrayRef
             )?)
         }
         NodeType::Map => {
-            let DataType::Map(entries, _) = data_type(node)?.0 else {
+            let DataType::Map(entries, _) = data_type(node, &Selection::All)?.0 else {
                 return Err(unsupported(node, "a map node without keys and values"));
             };
             let DataType::Struct(fields) = entries.data_type().clone() else {
@@ -477,7 +600,7 @@ fn array<'r>(columns: &mut Columns<'r>, node: ColumnNode<'r>) -> Result<ArrayRef
             )?)
         }
         NodeType::Tuple | NodeType::Struct => {
-            let DataType::Struct(fields) = data_type(node)?.0 else {
+            let DataType::Struct(fields) = data_type(node, selection)?.0 else {
                 return Err(unsupported(node, "a struct node of another type"));
             };
             if fields.is_empty() {
@@ -486,8 +609,8 @@ fn array<'r>(columns: &mut Columns<'r>, node: ColumnNode<'r>) -> Result<ArrayRef
                     None,
                 )));
             }
-            let children = (node.children())
-                .map(|child| array(columns, child))
+            let children = (selected_children(node, selection)?.into_iter())
+                .map(|(_, child, selection)| selected_array(columns, child, selection))
                 .collect::<Result<Vec<_>, _>>()?;
             Arc::new(StructArray::try_new(fields, children, None)?)
         }
@@ -511,7 +634,7 @@ fn array<'r>(columns: &mut Columns<'r>, node: ColumnNode<'r>) -> Result<ArrayRef
             }
         }
         NodeType::Enum | NodeType::Union => {
-            let DataType::Union(fields, _) = data_type(node)?.0 else {
+            let DataType::Union(fields, _) = data_type(node, &Selection::All)?.0 else {
                 return Err(unsupported(node, "an enum node of another type"));
             };
             let discriminants = columns.discriminants(node)?;

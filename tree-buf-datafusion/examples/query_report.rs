@@ -1,0 +1,155 @@
+//! Times the same SQL in DataFusion over the same rows stored as tree-buf archives and as Parquet
+//! (zstd level 3, a row group per chunk), and prints each query's median time, the bytes its
+//! scans read, and the files' sizes.
+//!
+//! `cargo run --release -p tree-buf-datafusion --example query_report -- [CHUNK_ROWS] [RUNS]`
+//! (defaults: 65,536 rows per chunk and row group, 15 runs of each query). Needs the datasets.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use datafusion::physical_plan::collect;
+use datafusion::prelude::{ParquetReadOptions, SessionContext};
+use tree_buf::archive::{ArchiveOptions, ArchiveWriter};
+use tree_buf::Encode;
+use tree_buf_datafusion::TreeBufTable;
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+#[tokio::main]
+async fn main() {
+    let mut args = std::env::args().skip(1);
+    let chunk_rows: usize = args
+        .next()
+        .map_or(65_536, |n| n.parse().expect("CHUNK_ROWS"));
+    let runs: usize = args.next().map_or(15, |n| n.parse().expect("RUNS"));
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = SessionContext::new();
+
+    println!(
+        "Rows per chunk and per row group: {chunk_rows}; DataFusion's partitions: {}.",
+        ctx.state().config().target_partitions()
+    );
+    println!();
+    println!("| table | rows | tree-buf bytes | Parquet bytes | ratio |");
+    println!("|---|---:|---:|---:|---:|");
+    let databank = tree_buf_datasets::baseball::load().expect("the baseball databank");
+    store(&ctx, dir.path(), "batting", &databank.batting, chunk_rows).await;
+    store(&ctx, dir.path(), "people", &databank.people, chunk_rows).await;
+    drop(databank);
+    let games = tree_buf_datasets::retrosheet::load_all().expect("the Retrosheet game logs");
+    store(&ctx, dir.path(), "games", &games, chunk_rows).await;
+    drop(games);
+    let countries = tree_buf_datasets::geojson::load().expect("the GeoJSON countries");
+    store(
+        &ctx,
+        dir.path(),
+        "countries",
+        &countries.features,
+        chunk_rows,
+    )
+    .await;
+    drop(countries);
+
+    println!();
+    println!("| query | tree-buf | Parquet | time ratio | tree-buf bytes read | Parquet bytes read | bytes ratio |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    let queries = [support::BASEBALL, support::RETROSHEET, support::GEOJSON].concat();
+    for (name, sql) in queries {
+        let on_tree_buf = sql.replace("{t}", "_tb");
+        let on_parquet = sql.replace("{t}", "_pq");
+        // Runs alternate, so that a slow spell of a shared machine falls on both.
+        let mut times = (Vec::new(), Vec::new());
+        let mut bytes = (0, 0);
+        for _ in 0..=runs {
+            let (time, read) = run(&ctx, &on_tree_buf).await;
+            times.0.push(time);
+            bytes.0 = read;
+            let (time, read) = run(&ctx, &on_parquet).await;
+            times.1.push(time);
+            bytes.1 = read;
+        }
+        // The first run of each warms the page cache and DataFusion's plans.
+        let (tree_buf, parquet) = (median(&mut times.0[1..]), median(&mut times.1[1..]));
+        println!(
+            "| {name} | {} | {} | {:.2}x | {} | {} | {:.2}x |",
+            millis(tree_buf),
+            millis(parquet),
+            tree_buf.as_secs_f64() / parquet.as_secs_f64(),
+            bytes.0,
+            bytes.1,
+            bytes.0 as f64 / bytes.1 as f64,
+        );
+    }
+}
+
+/// Writes `rows` as a tree-buf archive and as Parquet, registered as `{name}_tb` and `{name}_pq`,
+/// and prints their sizes.
+async fn store<T: Encode>(
+    ctx: &SessionContext,
+    dir: &Path,
+    name: &str,
+    rows: &[T],
+    chunk_rows: usize,
+) {
+    let tb = dir.join(format!("{name}.tb"));
+    let options = ArchiveOptions::default().chunk_rows(chunk_rows);
+    let mut writer = ArchiveWriter::create_with_options(&tb, options).unwrap();
+    for row in rows {
+        writer.push(row).unwrap();
+    }
+    writer.finish().unwrap();
+    let table = TreeBufTable::open(&tb).unwrap();
+    ctx.register_table(format!("{name}_tb"), Arc::new(table))
+        .unwrap();
+
+    let pq = dir.join(format!("{name}.parquet"));
+    let batches = ctx
+        .table(format!("{name}_tb"))
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    support::write_parquet(&batches, &pq, chunk_rows);
+    let options = ParquetReadOptions::default();
+    ctx.register_parquet(format!("{name}_pq"), pq.to_str().unwrap(), options)
+        .await
+        .unwrap();
+
+    let size = |path: &Path| std::fs::metadata(path).unwrap().len();
+    let (tb, pq) = (size(&tb), size(&pq));
+    println!(
+        "| {name} | {} | {tb} | {pq} | {:.3}x |",
+        rows.len(),
+        tb as f64 / pq as f64
+    );
+}
+
+/// Plans and runs `sql`: the time from the SQL text to the last batch, and the bytes its scans
+/// read.
+async fn run(ctx: &SessionContext, sql: &str) -> (Duration, usize) {
+    let start = Instant::now();
+    let plan = ctx
+        .sql(sql)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let batches = collect(Arc::clone(&plan), ctx.task_ctx()).await.unwrap();
+    let time = start.elapsed();
+    assert!(!batches.is_empty(), "{sql}");
+    (time, support::scanned_bytes(plan.as_ref()))
+}
+
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn millis(time: Duration) -> String {
+    format!("{:.2} ms", time.as_secs_f64() * 1e3)
+}

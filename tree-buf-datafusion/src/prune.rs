@@ -1,0 +1,187 @@
+//! Which chunks a query's filters can skip: the footer's statistics of each chunk, offered to
+//! DataFusion's [`PruningPredicate`] as one container per chunk.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use datafusion::arrow::array::{ArrayRef, BooleanArray, UInt64Array};
+use datafusion::arrow::datatypes::{DataType, SchemaRef};
+use datafusion::catalog::Session;
+use datafusion::common::pruning::PruningStatistics;
+use datafusion::common::{Column, DFSchema, Result, ScalarValue};
+use datafusion::logical_expr::utils::conjunction;
+use datafusion::logical_expr::Expr;
+use datafusion::physical_optimizer::pruning::PruningPredicateBuilder;
+use tree_buf::archive::{ChunkInfo, Statistics};
+use tree_buf::{NodeType, Path, Segment};
+
+use crate::table::ChunkRef;
+
+/// The chunks among `chunks` that `filters` (all of which must hold) may select rows from, in
+/// order. A filter the statistics cannot decide keeps every chunk.
+pub(crate) fn kept_chunks(
+    state: &dyn Session,
+    chunks: Vec<(ChunkRef, &ChunkInfo)>,
+    schema: &SchemaRef,
+    filters: &[Expr],
+) -> Result<Vec<ChunkRef>> {
+    let Some(predicate) = conjunction(filters.iter().cloned()) else {
+        return Ok(chunks.into_iter().map(|(chunk, _)| chunk).collect());
+    };
+    let df_schema = DFSchema::try_from(Arc::clone(schema))?;
+    let physical = state.create_physical_expr(predicate, &df_schema)?;
+    // A predicate the statistics can say nothing of (or cannot be made) keeps every chunk.
+    let pruning = PruningPredicateBuilder::new()
+        .with_file_schema(Arc::clone(schema))
+        .build(physical);
+    let Some(pruning) = pruning else {
+        return Ok(chunks.into_iter().map(|(chunk, _)| chunk).collect());
+    };
+    let statistics = ChunkStatistics {
+        schema,
+        chunks: chunks.iter().map(|(_, info)| *info).collect(),
+    };
+    let keep = pruning.prune(&statistics)?;
+    Ok((chunks.into_iter().zip(keep))
+        .filter_map(|((chunk, _), keep)| keep.then_some(chunk))
+        .collect())
+}
+
+/// The path of the branches of the table column `name`: a field of the rows, or the rows
+/// themselves for rows that are not structs (their one column is `value`).
+pub(crate) fn column_path(name: &str, chunk: &ChunkInfo) -> String {
+    let field = Path::from(vec![Segment::Items, Segment::Name(name.to_owned())]).to_string();
+    let is_field = chunk
+        .branches
+        .iter()
+        .any(|branch| branch.path == field || branch.path.starts_with(&format!("{field}.")));
+    if is_field || name != "value" {
+        field
+    } else {
+        Path::from(vec![Segment::Items]).to_string()
+    }
+}
+
+/// The footer's statistics of some chunks, one container each.
+struct ChunkStatistics<'a> {
+    schema: &'a SchemaRef,
+    chunks: Vec<&'a ChunkInfo>,
+}
+
+impl ChunkStatistics<'_> {
+    /// Per chunk, the bound `pick` takes from the statistics of `column`'s value branch, as a
+    /// value of the column's Arrow type (null where a chunk has none).
+    fn bounds(
+        &self,
+        column: &Column,
+        pick: fn(&Statistics) -> Option<ScalarValue>,
+    ) -> Option<ArrayRef> {
+        let data_type = self.schema.field_with_name(&column.name).ok()?.data_type();
+        if !has_ordered_statistics(data_type) {
+            return None;
+        }
+        let null = ScalarValue::try_from(data_type).ok()?;
+        let values = self.chunks.iter().map(|chunk| {
+            let path = column_path(&column.name, chunk);
+            (chunk.branches.iter())
+                .find(|branch| branch.path == path && is_value_branch(branch.node_type))
+                .and_then(|branch| branch.statistics.as_ref())
+                .and_then(pick)
+                .and_then(|bound| bound.cast_to(data_type).ok())
+                .unwrap_or_else(|| null.clone())
+        });
+        ScalarValue::iter_to_array(values).ok()
+    }
+}
+
+/// Whether the footer's bounds of a branch are bounds of a column of this Arrow type (the
+/// columns tree-buf-arrow makes straight from one branch of numbers, strings or booleans).
+fn has_ordered_statistics(data_type: &DataType) -> bool {
+    data_type.is_integer()
+        || data_type.is_floating()
+        || matches!(data_type, DataType::Utf8 | DataType::Boolean)
+}
+
+/// Whether a branch of a node of this type holds the values themselves, rather than presence,
+/// lengths or discriminants.
+fn is_value_branch(node_type: NodeType) -> bool {
+    !matches!(
+        node_type,
+        NodeType::Option | NodeType::Seq | NodeType::Map | NodeType::Enum | NodeType::Union
+    )
+}
+
+fn least(statistics: &Statistics) -> Option<ScalarValue> {
+    Some(match statistics {
+        Statistics::Unsigned { min, .. } => ScalarValue::UInt64(Some(u64::try_from(*min).ok()?)),
+        Statistics::Signed { min, .. } => ScalarValue::Int64(Some(i64::try_from(*min).ok()?)),
+        Statistics::Float { min, .. } => ScalarValue::Float64(Some(*min)),
+        Statistics::Str { min, .. } => {
+            ScalarValue::Utf8(Some(String::from_utf8(min.clone()).ok()?))
+        }
+        _ => return None,
+    })
+}
+
+fn greatest(statistics: &Statistics) -> Option<ScalarValue> {
+    Some(match statistics {
+        Statistics::Unsigned { max, .. } => ScalarValue::UInt64(Some(u64::try_from(*max).ok()?)),
+        Statistics::Signed { max, .. } => ScalarValue::Int64(Some(i64::try_from(*max).ok()?)),
+        Statistics::Float { max, .. } => ScalarValue::Float64(Some(*max)),
+        Statistics::Str { max, .. } => {
+            ScalarValue::Utf8(Some(String::from_utf8(max.clone()).ok()?))
+        }
+        _ => return None,
+    })
+}
+
+impl PruningStatistics for ChunkStatistics<'_> {
+    fn min_values(&self, column: &Column) -> Option<ArrayRef> {
+        self.bounds(column, least)
+    }
+
+    fn max_values(&self, column: &Column) -> Option<ArrayRef> {
+        self.bounds(column, greatest)
+    }
+
+    fn num_containers(&self) -> usize {
+        self.chunks.len()
+    }
+
+    fn null_counts(&self, column: &Column) -> Option<ArrayRef> {
+        self.schema.field_with_name(&column.name).ok()?;
+        let counts = self.chunks.iter().map(|chunk| {
+            let path = column_path(&column.name, chunk);
+            let nested = format!("{path}.");
+            let mut branches = (chunk.branches.iter())
+                .filter(|branch| branch.path == path || branch.path.starts_with(&nested))
+                .peekable();
+            // A column a chunk does not have (an archive whose schema widened later) is all
+            // nulls there, as many as its rows are.
+            if branches.peek().is_none() {
+                return Some(chunk.rows);
+            }
+            // Nested options: each presence stream counts the nulls among the values the one
+            // above it kept, so the column's nulls are their sum. Without a presence stream, none.
+            branches
+                .filter(|branch| branch.path == path)
+                .try_fold(0u64, |nulls, branch| {
+                    match (branch.node_type, &branch.statistics) {
+                        (NodeType::Option, Some(Statistics::Nulls(count))) => Some(nulls + count),
+                        (NodeType::Option, _) => None,
+                        _ => Some(nulls),
+                    }
+                })
+        });
+        Some(Arc::new(counts.collect::<UInt64Array>()))
+    }
+
+    fn row_counts(&self) -> Option<ArrayRef> {
+        let rows = self.chunks.iter().map(|chunk| Some(chunk.rows));
+        Some(Arc::new(rows.collect::<UInt64Array>()))
+    }
+
+    fn contained(&self, _column: &Column, _values: &HashSet<ScalarValue>) -> Option<BooleanArray> {
+        None
+    }
+}

@@ -1,0 +1,376 @@
+//! SQL over tree-buf archives: answers, the chunks and bytes a scan reads, and the same queries
+//! over the same rows in Parquet, which must answer alike.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::util::pretty::pretty_format_batches;
+use datafusion::physical_plan::{collect, displayable};
+use datafusion::prelude::{ParquetReadOptions, SessionContext};
+use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
+use tree_buf::{Encode, Value};
+use tree_buf_datafusion::{register, TreeBufTable};
+
+mod support;
+
+#[derive(Encode)]
+struct Season {
+    player: String,
+    year: u16,
+    hits: Option<u16>,
+    team: Team,
+}
+
+#[derive(Encode)]
+struct Team {
+    name: String,
+    league: String,
+}
+
+/// Writes `rows` as an archive of chunks of `chunk_rows` rows.
+fn write_archive<T: Encode>(path: &Path, rows: &[T], chunk_rows: usize) {
+    let options = ArchiveOptions::default().chunk_rows(chunk_rows);
+    let mut writer = ArchiveWriter::create_with_options(path, options).unwrap();
+    for row in rows {
+        writer.push(row).unwrap();
+    }
+    writer.finish().unwrap();
+}
+
+fn seasons(count: u16) -> Vec<Season> {
+    (0..count)
+        .map(|i| Season {
+            player: format!("player{:02}", i % 7),
+            year: 1900 + i,
+            hits: (i % 5 != 0).then_some(i * 3),
+            team: Team {
+                name: ["BOS", "NYA", "TOR"][usize::from(i % 3)].to_owned(),
+                league: if i % 2 == 0 { "AL" } else { "NL" }.to_owned(),
+            },
+        })
+        .collect()
+}
+
+async fn answer(ctx: &SessionContext, sql: &str) -> String {
+    let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
+    pretty_format_batches(&batches).unwrap().to_string()
+}
+
+/// The physical plan of `sql`, run to the end, and its text with metrics.
+async fn run_plan(ctx: &SessionContext, sql: &str) -> (Vec<RecordBatch>, String) {
+    let plan = ctx
+        .sql(sql)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let batches = collect(Arc::clone(&plan), ctx.task_ctx()).await.unwrap();
+    let text = displayable(plan.as_ref()).indent(true).to_string();
+    let metrics = support::scanned_bytes(plan.as_ref());
+    (batches, format!("{text}bytes_scanned={metrics}"))
+}
+
+fn rows(batches: &[RecordBatch]) -> usize {
+    batches.iter().map(RecordBatch::num_rows).sum()
+}
+
+#[tokio::test]
+async fn columns_nulls_and_nested_fields_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seasons.tb");
+    write_archive(&path, &seasons(100), 10);
+    let ctx = SessionContext::new();
+    ctx.register_table("seasons", Arc::new(TreeBufTable::open(&path).unwrap()))
+        .unwrap();
+    let got = answer(
+        &ctx,
+        "SELECT team['name'] AS team, count(*) AS n, count(hits) AS with_hits, sum(hits) AS hits \
+         FROM seasons GROUP BY team['name'] ORDER BY team",
+    )
+    .await;
+    let expected = [
+        "+------+----+-----------+------+",
+        "| team | n  | with_hits | hits |",
+        "+------+----+-----------+------+",
+        "| BOS  | 34 | 27        | 4104 |",
+        "| NYA  | 33 | 27        | 3996 |",
+        "| TOR  | 33 | 26        | 3900 |",
+        "+------+----+-----------+------+",
+    ];
+    assert_eq!(got, expected.join("\n"));
+    assert_eq!(
+        answer(&ctx, "SELECT count(*) AS n FROM seasons WHERE hits IS NULL").await,
+        "+----+\n| n  |\n+----+\n| 20 |\n+----+"
+    );
+}
+
+#[tokio::test]
+async fn filters_skip_chunks_by_their_statistics() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seasons.tb");
+    write_archive(&path, &seasons(100), 10);
+    let ctx = SessionContext::new();
+    ctx.register_table("seasons", Arc::new(TreeBufTable::open(&path).unwrap()))
+        .unwrap();
+
+    // Years rise with the rows: 1,925 to 1,934 lie in chunks 2 and 3 only.
+    let sql = "SELECT player, year FROM seasons WHERE year BETWEEN 1925 AND 1934";
+    let (batches, plan) = run_plan(&ctx, sql).await;
+    assert_eq!(rows(&batches), 10);
+    assert!(plan.contains("chunks=2,"), "{plan}");
+
+    // Strings too: no player sorts before "player00".
+    let (batches, plan) =
+        run_plan(&ctx, "SELECT year FROM seasons WHERE player < 'player00'").await;
+    assert_eq!(rows(&batches), 0);
+    assert!(plan.contains("chunks=0,"), "{plan}");
+
+    // A filter the statistics cannot decide reads every chunk, and still answers.
+    let (batches, plan) = run_plan(&ctx, "SELECT year FROM seasons WHERE year % 10 = 3").await;
+    assert_eq!(rows(&batches), 10);
+    assert!(plan.contains("chunks=10,"), "{plan}");
+
+    // Null counts: every chunk has rows without hits, none has only such rows.
+    let (batches, plan) = run_plan(&ctx, "SELECT year FROM seasons WHERE hits IS NULL").await;
+    assert_eq!(rows(&batches), 20);
+    assert!(plan.contains("chunks=10,"), "{plan}");
+}
+
+#[tokio::test]
+async fn a_scan_reads_the_branches_of_its_columns_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seasons.tb");
+    write_archive(&path, &seasons(1000), 100);
+    let ctx = SessionContext::new();
+    ctx.register_table("seasons", Arc::new(TreeBufTable::open(&path).unwrap()))
+        .unwrap();
+    let archive = Archive::open(&path).unwrap();
+    let branch_bytes = |prefix: &str| -> usize {
+        (archive.chunks().iter())
+            .flat_map(|chunk| &chunk.branches)
+            .filter(|branch| {
+                branch.path == prefix || branch.path.starts_with(&format!("{prefix}."))
+            })
+            .map(|branch| branch.bytes as usize)
+            .sum()
+    };
+    let (_, plan) = run_plan(&ctx, "SELECT max(year) FROM seasons").await;
+    assert!(
+        plan.ends_with(&format!("bytes_scanned={}", branch_bytes("[].year"))),
+        "{plan}"
+    );
+    // A field of a struct: that field's branches only.
+    let (batches, plan) = run_plan(&ctx, "SELECT max(team['league']) AS league FROM seasons").await;
+    let expected = format!("bytes_scanned={}", branch_bytes("[].team.league"));
+    assert!(plan.ends_with(&expected), "{plan}");
+    assert_eq!(
+        pretty_format_batches(&batches).unwrap().to_string(),
+        "+--------+\n| league |\n+--------+\n| NL     |\n+--------+"
+    );
+    let (_, plan) = run_plan(&ctx, "SELECT team FROM seasons WHERE team['name'] = 'BOS'").await;
+    assert!(
+        plan.ends_with(&format!("bytes_scanned={}", branch_bytes("[].team"))),
+        "{plan}"
+    );
+    // Counting rows reads no branch: the footer has every chunk's rows.
+    let (batches, _) = run_plan(&ctx, "SELECT count(*) AS n FROM seasons").await;
+    assert_eq!(
+        pretty_format_batches(&batches).unwrap().to_string(),
+        "+------+\n| n    |\n+------+\n| 1000 |\n+------+"
+    );
+}
+
+#[tokio::test]
+async fn a_limit_reads_the_first_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seasons.tb");
+    write_archive(&path, &seasons(100), 10);
+    let ctx = SessionContext::new();
+    ctx.register_table("seasons", Arc::new(TreeBufTable::open(&path).unwrap()))
+        .unwrap();
+    let (batches, plan) = run_plan(&ctx, "SELECT year FROM seasons LIMIT 15").await;
+    assert_eq!(rows(&batches), 15);
+    assert!(plan.contains("chunks=2,"), "{plan}");
+}
+
+#[tokio::test]
+async fn create_external_table_reads_files_and_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = seasons(60);
+    let (first, second) = all.split_at(25);
+    write_archive(&dir.path().join("a.tb"), first, 10);
+    write_archive(&dir.path().join("b.tb"), second, 10);
+    std::fs::write(dir.path().join("notes.txt"), "not an archive").unwrap();
+
+    let ctx = SessionContext::new();
+    register(&ctx);
+    let location = dir.path().display();
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE everything STORED AS TREEBUF LOCATION '{location}'"
+    ))
+    .await
+    .unwrap();
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE first (year SMALLINT UNSIGNED, player VARCHAR) STORED AS TREEBUF \
+         LOCATION '{location}/a.tb'"
+    ))
+    .await
+    .unwrap();
+    assert_eq!(
+        answer(&ctx, "SELECT count(*) AS n, min(year) AS lo, max(year) AS hi FROM everything").await,
+        "+----+------+------+\n| n  | lo   | hi   |\n+----+------+------+\n| 60 | 1900 | 1959 |\n+----+------+------+"
+    );
+    assert_eq!(
+        answer(&ctx, "SELECT count(*) AS n FROM first").await,
+        "+----+\n| n  |\n+----+\n| 25 |\n+----+"
+    );
+
+    // Declared columns must be the archive's.
+    let wrong = format!(
+        "CREATE EXTERNAL TABLE wrong (year VARCHAR) STORED AS TREEBUF LOCATION '{location}/a.tb'"
+    );
+    let error = ctx.sql(&wrong).await.unwrap_err().to_string();
+    assert!(
+        error.contains("column `year` of table wrong is UInt16"),
+        "{error}"
+    );
+    let missing = format!(
+        "CREATE EXTERNAL TABLE missing (runs INT) STORED AS TREEBUF LOCATION '{location}/a.tb'"
+    );
+    let error = ctx.sql(&missing).await.unwrap_err().to_string();
+    assert!(error.contains("no column `runs`"), "{error}");
+    let error = (ctx.sql("CREATE EXTERNAL TABLE gone STORED AS TREEBUF LOCATION '/no/such.tb'"))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("/no/such.tb"), "{error}");
+}
+
+#[tokio::test]
+async fn an_archive_whose_schema_widened_reads_as_one_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("events.tb");
+    let options = ArchiveOptions::default().chunk_rows(2);
+    let mut writer = ArchiveWriter::<Value, _>::create_with_options(&path, options).unwrap();
+    for (id, tag) in [(1, None), (2, None), (3, Some("late")), (4, Some("later"))] {
+        let mut fields = vec![("id".to_owned(), Value::Unsigned(id))];
+        if let Some(tag) = tag {
+            fields.push(("tag".to_owned(), Value::String(tag.to_owned())));
+        }
+        writer.push(&Value::Object(fields)).unwrap();
+    }
+    writer.finish().unwrap();
+    let ctx = SessionContext::new();
+    ctx.register_table("events", Arc::new(TreeBufTable::open(&path).unwrap()))
+        .unwrap();
+    let got = answer(&ctx, "SELECT id, tag FROM events ORDER BY id").await;
+    let expected = [
+        "+----+-------+",
+        "| id | tag   |",
+        "+----+-------+",
+        "| 1  |       |",
+        "| 2  |       |",
+        "| 3  | late  |",
+        "| 4  | later |",
+        "+----+-------+",
+    ];
+    assert_eq!(got, expected.join("\n"));
+}
+
+/// The same rows as a tree-buf archive and as a Parquet file (zstd, a row group per chunk), both
+/// registered in one session: `{name}_tb` and `{name}_pq`.
+struct Twins {
+    ctx: SessionContext,
+    dir: tempfile::TempDir,
+}
+
+impl Twins {
+    fn new() -> Self {
+        Twins {
+            ctx: SessionContext::new(),
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    async fn add<T: Encode>(&self, name: &str, rows: &[T], chunk_rows: usize) -> PathBuf {
+        let tb = self.dir.path().join(format!("{name}.tb"));
+        write_archive(&tb, rows, chunk_rows);
+        let table = TreeBufTable::open(&tb).unwrap();
+        self.ctx
+            .register_table(format!("{name}_tb"), Arc::new(table))
+            .unwrap();
+        // Parquet gets the archive's own batches.
+        let pq = self.dir.path().join(format!("{name}.parquet"));
+        let frame = self.ctx.table(format!("{name}_tb")).await.unwrap();
+        support::write_parquet(&frame.collect().await.unwrap(), &pq, chunk_rows);
+        (self.ctx)
+            .register_parquet(
+                format!("{name}_pq"),
+                pq.to_str().unwrap(),
+                ParquetReadOptions::default(),
+            )
+            .await
+            .unwrap();
+        tb
+    }
+
+    /// Runs `sql` with `{t}` as `_tb` and as `_pq`, and checks that the answers are equal and
+    /// not empty.
+    async fn check(&self, sql: &str) {
+        let on_tree_buf = answer(&self.ctx, &sql.replace("{t}", "_tb")).await;
+        let on_parquet = answer(&self.ctx, &sql.replace("{t}", "_pq")).await;
+        assert_eq!(on_tree_buf, on_parquet, "{sql}");
+        assert!(on_tree_buf.lines().count() > 4, "{sql}: {on_tree_buf}");
+    }
+}
+
+#[tokio::test]
+#[cfg_attr(
+    datasets_missing,
+    ignore = "needs ../shared/datasets or $TREE_BUF_DATASETS"
+)]
+async fn real_baseball_queries_answer_as_on_parquet() {
+    let databank = tree_buf_datasets::baseball::load().unwrap();
+    let twins = Twins::new();
+    twins.add("batting", &databank.batting, 16_384).await;
+    twins.add("people", &databank.people, 16_384).await;
+    for (_, sql) in support::BASEBALL {
+        twins.check(sql).await;
+    }
+}
+
+#[tokio::test]
+#[cfg_attr(
+    datasets_missing,
+    ignore = "needs ../shared/datasets or $TREE_BUF_DATASETS"
+)]
+async fn real_retrosheet_queries_answer_as_on_parquet() {
+    let games = tree_buf_datasets::retrosheet::load_season(2018).unwrap();
+    let twins = Twins::new();
+    let path = twins.add("games", &games, 512).await;
+    for (_, sql) in support::RETROSHEET {
+        twins.check(sql).await;
+    }
+    // Two of the game logs' 161 fields: a small part of the archive's bytes.
+    let sql = "SELECT date, attendance FROM games_tb WHERE attendance > 40000";
+    let (_, plan) = run_plan(&twins.ctx, sql).await;
+    let scanned: usize = plan.rsplit('=').next().unwrap().parse().unwrap();
+    let size = std::fs::metadata(&path).unwrap().len() as usize;
+    assert!(scanned * 20 < size, "{scanned} of {size} bytes");
+}
+
+#[tokio::test]
+#[cfg_attr(
+    datasets_missing,
+    ignore = "needs ../shared/datasets or $TREE_BUF_DATASETS"
+)]
+async fn real_geojson_properties_answer_as_on_parquet() {
+    let countries = tree_buf_datasets::geojson::load().unwrap();
+    let twins = Twins::new();
+    twins.add("countries", &countries.features, 64).await;
+    for (_, sql) in support::GEOJSON {
+        twins.check(sql).await;
+    }
+}
