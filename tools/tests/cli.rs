@@ -79,6 +79,15 @@ fn scratch(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// A scratch file in a folder of its own, for tests whose outputs another test that looks for
+/// leftover temporary files in the scratch folder must not see.
+#[cfg(any(feature = "query", feature = "parquet"))]
+fn scratch_in(folder: &str, name: &str) -> PathBuf {
+    let folder = scratch(folder);
+    std::fs::create_dir_all(&folder).unwrap();
+    folder.join(name)
+}
+
 fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -768,12 +777,12 @@ fn to_json_streams_an_archive_from_standard_input_a_chunk_at_a_time() {
 #[test]
 #[cfg(feature = "query")]
 fn query_answers_sql_over_archives_in_every_format() {
-    let input = scratch("query-input.json");
+    let input = scratch_in("query", "input.json");
     let rows: Vec<String> = (0..50)
         .map(|i| format!(r#"{{"team": "{}", "runs": {}}}"#, ["BOS", "NYA"][i % 2], i))
         .collect();
     std::fs::write(&input, rows.join("\n")).unwrap();
-    let archive = scratch("query.tb");
+    let archive = scratch_in("query", "games.tb");
     succeeds(&[
         "from-json",
         path(&input),
@@ -832,7 +841,7 @@ fn query_says_how_to_get_it_when_built_without_it() {
 #[test]
 #[cfg(feature = "parquet")]
 fn parquet_round_trips_through_archives() {
-    let input = scratch("parquet-input.json");
+    let input = scratch_in("parquet", "input.json");
     let rows: Vec<String> = (0..300)
         .map(|i| {
             // Lists of varying length (arrays all of one length are read as tuples).
@@ -850,7 +859,7 @@ fn parquet_round_trips_through_archives() {
         })
         .collect();
     std::fs::write(&input, rows.join("\n")).unwrap();
-    let archive = scratch("parquet-source.tb");
+    let archive = scratch_in("parquet", "source.tb");
     succeeds(&[
         "from-json",
         path(&input),
@@ -859,9 +868,9 @@ fn parquet_round_trips_through_archives() {
         "--chunk-rows",
         "100",
     ]);
-    let parquet = scratch("rows.parquet");
+    let parquet = scratch_in("parquet", "rows.parquet");
     succeeds(&["to-parquet", path(&archive), "-o", path(&parquet)]);
-    let back = scratch("parquet-back.tb");
+    let back = scratch_in("parquet", "back.tb");
     succeeds(&[
         "from-parquet",
         path(&parquet),
@@ -882,7 +891,7 @@ fn parquet_round_trips_through_archives() {
             "from-parquet",
             path(&archive),
             "-o",
-            path(&scratch("no.tb")),
+            path(&scratch_in("parquet", "no.tb")),
         ],
         "Parquet",
     );
@@ -891,9 +900,9 @@ fn parquet_round_trips_through_archives() {
             "to-parquet",
             path(&input),
             "-o",
-            path(&scratch("no.parquet")),
+            path(&scratch_in("parquet", "no.parquet")),
         ],
-        "parquet-input.json",
+        "input.json",
     );
 }
 

@@ -9,7 +9,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use datafusion::physical_plan::collect;
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use tree_buf::archive::{ArchiveOptions, ArchiveWriter};
 use tree_buf::Encode;
@@ -132,14 +131,7 @@ async fn store<T: Encode>(
 /// read.
 async fn run(ctx: &SessionContext, sql: &str) -> (Duration, usize) {
     let start = Instant::now();
-    let plan = ctx
-        .sql(sql)
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
-    let batches = collect(Arc::clone(&plan), ctx.task_ctx()).await.unwrap();
+    let (batches, plan) = support::run(ctx, sql).await;
     let time = start.elapsed();
     assert!(!batches.is_empty(), "{sql}");
     (time, support::scanned_bytes(plan.as_ref()))

@@ -453,3 +453,33 @@ impl LogicalExtensionCodec for TreeBufLogicalCodec {
         self.inner.try_encode_udwf(node, buf)
     }
 }
+
+/// A session state for a Ballista client (`SessionContext::standalone_with_state`,
+/// `remote_with_state`) that sends tree-buf tables: DataFusion's defaults, Ballista's
+/// settings, and [`ballista_codecs`] (the `ballista` feature).
+#[cfg(feature = "ballista")]
+pub fn ballista_state() -> datafusion::execution::SessionState {
+    use ballista::prelude::SessionConfigExt;
+
+    let (logical, physical) = ballista_codecs();
+    let config = datafusion::prelude::SessionConfig::new_with_ballista()
+        .with_ballista_logical_extension_codec(logical)
+        .with_ballista_physical_extension_codec(physical);
+    datafusion::execution::SessionStateBuilder::new()
+        .with_default_features()
+        .with_config(config)
+        .build()
+}
+
+/// Ballista's codecs with tree-buf's in front of them, as the client, the scheduler and every
+/// executor of a Ballista cluster that reads tree-buf tables must have them (the `ballista`
+/// feature).
+#[cfg(feature = "ballista")]
+pub fn ballista_codecs() -> (Arc<TreeBufLogicalCodec>, Arc<TreeBufPhysicalCodec>) {
+    use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
+
+    let logical = TreeBufLogicalCodec::wrapping(Arc::new(BallistaLogicalExtensionCodec::default()));
+    let physical =
+        TreeBufPhysicalCodec::wrapping(Arc::new(BallistaPhysicalExtensionCodec::default()));
+    (Arc::new(logical), Arc::new(physical))
+}

@@ -55,6 +55,8 @@ use std::sync::Arc;
 use datafusion::common::DataFusionError;
 use datafusion::prelude::SessionContext;
 
+#[cfg(feature = "ballista")]
+pub use codec::{ballista_codecs, ballista_state};
 #[cfg(feature = "proto")]
 pub use codec::{TreeBufLogicalCodec, TreeBufPhysicalCodec, SCAN_TAG, TABLE_TAG};
 pub use scan::TreeBufExec;

@@ -112,25 +112,33 @@ fn is_value_branch(node_type: NodeType) -> bool {
 }
 
 fn least(statistics: &Statistics) -> Option<ScalarValue> {
-    Some(match statistics {
-        Statistics::Unsigned { min, .. } => ScalarValue::UInt64(Some(u64::try_from(*min).ok()?)),
-        Statistics::Signed { min, .. } => ScalarValue::Int64(Some(i64::try_from(*min).ok()?)),
-        Statistics::Float { min, .. } => ScalarValue::Float64(Some(*min)),
-        Statistics::Str { min, .. } => {
-            ScalarValue::Utf8(Some(String::from_utf8(min.clone()).ok()?))
-        }
-        _ => return None,
-    })
+    bound(statistics, true)
 }
 
 fn greatest(statistics: &Statistics) -> Option<ScalarValue> {
-    Some(match statistics {
-        Statistics::Unsigned { max, .. } => ScalarValue::UInt64(Some(u64::try_from(*max).ok()?)),
-        Statistics::Signed { max, .. } => ScalarValue::Int64(Some(i64::try_from(*max).ok()?)),
-        Statistics::Float { max, .. } => ScalarValue::Float64(Some(*max)),
-        Statistics::Str { max, .. } => {
-            ScalarValue::Utf8(Some(String::from_utf8(max.clone()).ok()?))
+    bound(statistics, false)
+}
+
+/// The least or the greatest value `statistics` bound the values by.
+fn bound(statistics: &Statistics, least: bool) -> Option<ScalarValue> {
+    fn pick<T>(least: bool, min: T, max: T) -> T {
+        if least {
+            min
+        } else {
+            max
         }
+    }
+    Some(match statistics {
+        Statistics::Unsigned { min, max } => {
+            ScalarValue::UInt64(Some(u64::try_from(*pick(least, min, max)).ok()?))
+        }
+        Statistics::Signed { min, max } => {
+            ScalarValue::Int64(Some(i64::try_from(*pick(least, min, max)).ok()?))
+        }
+        Statistics::Float { min, max } => ScalarValue::Float64(Some(*pick(least, min, max))),
+        Statistics::Str { min, max } => ScalarValue::Utf8(Some(
+            String::from_utf8(Vec::clone(pick(least, min, max))).ok()?,
+        )),
         _ => return None,
     })
 }

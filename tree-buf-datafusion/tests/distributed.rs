@@ -144,22 +144,10 @@ async fn malformed_scans_are_errors() {
 #[cfg(feature = "ballista")]
 #[tokio::test]
 async fn ballista_runs_queries_over_archives() {
-    use ballista::prelude::{SessionConfigExt, SessionContextExt};
-    use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
-    use datafusion::execution::SessionStateBuilder;
+    use ballista::prelude::SessionContextExt;
 
     let (_dir, path) = games();
-    // Ballista's codecs keep their own nodes; tree-buf's wrap them.
-    let logical = TreeBufLogicalCodec::wrapping(Arc::new(BallistaLogicalExtensionCodec::default()));
-    let physical =
-        TreeBufPhysicalCodec::wrapping(Arc::new(BallistaPhysicalExtensionCodec::default()));
-    let config = SessionConfig::new_with_ballista()
-        .with_ballista_logical_extension_codec(Arc::new(logical))
-        .with_ballista_physical_extension_codec(Arc::new(physical));
-    let state = SessionStateBuilder::new()
-        .with_default_features()
-        .with_config(config)
-        .build();
+    let state = tree_buf_datafusion::ballista_state();
     let ctx = SessionContext::standalone_with_state(state).await.unwrap();
     // Ballista would run every partition of the scan in each of its tasks.
     let table = TreeBufTable::open(&path).unwrap().with_scan_partitions(1);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::util::pretty::pretty_format_batches;
-use datafusion::physical_plan::{collect, displayable};
+use datafusion::physical_plan::displayable;
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
 use tree_buf::{Encode, Value};
@@ -52,6 +52,18 @@ fn seasons(count: u16) -> Vec<Season> {
         .collect()
 }
 
+/// A session with `seasons(count)` as the table `seasons`, an archive of chunks of `chunk_rows`
+/// rows in a directory that lives as long as the first of the three.
+fn seasons_table(count: u16, chunk_rows: usize) -> (tempfile::TempDir, PathBuf, SessionContext) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seasons.tb");
+    write_archive(&path, &seasons(count), chunk_rows);
+    let ctx = SessionContext::new();
+    let table = TreeBufTable::open(&path).unwrap();
+    ctx.register_table("seasons", Arc::new(table)).unwrap();
+    (dir, path, ctx)
+}
+
 async fn answer(ctx: &SessionContext, sql: &str) -> String {
     let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
     pretty_format_batches(&batches).unwrap().to_string()
@@ -59,14 +71,7 @@ async fn answer(ctx: &SessionContext, sql: &str) -> String {
 
 /// The physical plan of `sql`, run to the end, and its text with metrics.
 async fn run_plan(ctx: &SessionContext, sql: &str) -> (Vec<RecordBatch>, String) {
-    let plan = ctx
-        .sql(sql)
-        .await
-        .unwrap()
-        .create_physical_plan()
-        .await
-        .unwrap();
-    let batches = collect(Arc::clone(&plan), ctx.task_ctx()).await.unwrap();
+    let (batches, plan) = support::run(ctx, sql).await;
     let text = displayable(plan.as_ref()).indent(true).to_string();
     let metrics = support::scanned_bytes(plan.as_ref());
     (batches, format!("{text}bytes_scanned={metrics}"))
@@ -78,12 +83,7 @@ fn rows(batches: &[RecordBatch]) -> usize {
 
 #[tokio::test]
 async fn columns_nulls_and_nested_fields_answer() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("seasons.tb");
-    write_archive(&path, &seasons(100), 10);
-    let ctx = SessionContext::new();
-    ctx.register_table("seasons", Arc::new(TreeBufTable::open(&path).unwrap()))
-        .unwrap();
+    let (_dir, _, ctx) = seasons_table(100, 10);
     let got = answer(
         &ctx,
         "SELECT team['name'] AS team, count(*) AS n, count(hits) AS with_hits, sum(hits) AS hits \
@@ -108,12 +108,7 @@ async fn columns_nulls_and_nested_fields_answer() {
 
 #[tokio::test]
 async fn filters_skip_chunks_by_their_statistics() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("seasons.tb");
-    write_archive(&path, &seasons(100), 10);
-    let ctx = SessionContext::new();
-    ctx.register_table("seasons", Arc::new(TreeBufTable::open(&path).unwrap()))
-        .unwrap();
+    let (_dir, _, ctx) = seasons_table(100, 10);
 
     // Years rise with the rows: 1,925 to 1,934 lie in chunks 2 and 3 only.
     let sql = "SELECT player, year FROM seasons WHERE year BETWEEN 1925 AND 1934";
@@ -140,12 +135,7 @@ async fn filters_skip_chunks_by_their_statistics() {
 
 #[tokio::test]
 async fn a_scan_reads_the_branches_of_its_columns_only() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("seasons.tb");
-    write_archive(&path, &seasons(1000), 100);
-    let ctx = SessionContext::new();
-    ctx.register_table("seasons", Arc::new(TreeBufTable::open(&path).unwrap()))
-        .unwrap();
+    let (_dir, path, ctx) = seasons_table(1000, 100);
     let archive = Archive::open(&path).unwrap();
     let branch_bytes = |prefix: &str| -> usize {
         (archive.chunks().iter())
@@ -184,12 +174,7 @@ async fn a_scan_reads_the_branches_of_its_columns_only() {
 
 #[tokio::test]
 async fn a_limit_reads_the_first_chunks() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("seasons.tb");
-    write_archive(&path, &seasons(100), 10);
-    let ctx = SessionContext::new();
-    ctx.register_table("seasons", Arc::new(TreeBufTable::open(&path).unwrap()))
-        .unwrap();
+    let (_dir, _, ctx) = seasons_table(100, 10);
     let (batches, plan) = run_plan(&ctx, "SELECT year FROM seasons LIMIT 15").await;
     assert_eq!(rows(&batches), 15);
     assert!(plan.contains("chunks=2,"), "{plan}");

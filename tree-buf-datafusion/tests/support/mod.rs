@@ -2,11 +2,21 @@
 //! report that compares speed, bytes read and size.
 
 use datafusion::arrow::array::RecordBatch;
-use datafusion::physical_plan::ExecutionPlan;
+use datafusion::physical_plan::{collect, ExecutionPlan};
+use datafusion::prelude::SessionContext;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use std::path::Path;
+use std::sync::Arc;
+
+/// Plans `sql` and runs the plan to the end: its batches, and the plan with its metrics.
+pub async fn run(ctx: &SessionContext, sql: &str) -> (Vec<RecordBatch>, Arc<dyn ExecutionPlan>) {
+    let frame = ctx.sql(sql).await.unwrap();
+    let plan = frame.create_physical_plan().await.unwrap();
+    let batches = collect(Arc::clone(&plan), ctx.task_ctx()).await.unwrap();
+    (batches, plan)
+}
 
 /// The bytes every tree-buf or Parquet scan in `plan` read, by their `bytes_scanned` metrics.
 pub fn scanned_bytes(plan: &dyn ExecutionPlan) -> usize {
