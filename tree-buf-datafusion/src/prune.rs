@@ -12,7 +12,7 @@ use datafusion::common::{Column, DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::Expr;
 use datafusion::physical_optimizer::pruning::PruningPredicateBuilder;
-use tree_buf::archive::{ChunkInfo, Statistics};
+use tree_buf::archive::{BranchInfo, ChunkInfo, Statistics};
 use tree_buf::{NodeType, Path, Segment};
 
 use crate::table::ChunkRef;
@@ -47,15 +47,23 @@ pub(crate) fn kept_chunks(
         .collect())
 }
 
+/// The branches of `chunk` that belong to the node at `path`: its own and those of the nodes
+/// below it.
+pub(crate) fn branches_under<'c>(
+    chunk: &'c ChunkInfo,
+    path: &str,
+) -> impl Iterator<Item = &'c BranchInfo> {
+    let nested = format!("{path}.");
+    let path = path.to_owned();
+    (chunk.branches.iter())
+        .filter(move |branch| branch.path == path || branch.path.starts_with(&nested))
+}
+
 /// The path of the branches of the table column `name`: a field of the rows, or the rows
 /// themselves for rows that are not structs (their one column is `value`).
 pub(crate) fn column_path(name: &str, chunk: &ChunkInfo) -> String {
     let field = Path::from(vec![Segment::Items, Segment::Name(name.to_owned())]).to_string();
-    let is_field = chunk
-        .branches
-        .iter()
-        .any(|branch| branch.path == field || branch.path.starts_with(&format!("{field}.")));
-    if is_field || name != "value" {
+    if name != "value" || branches_under(chunk, &field).next().is_some() {
         field
     } else {
         Path::from(vec![Segment::Items]).to_string()
@@ -69,13 +77,9 @@ struct ChunkStatistics<'a> {
 }
 
 impl ChunkStatistics<'_> {
-    /// Per chunk, the bound `pick` takes from the statistics of `column`'s value branch, as a
-    /// value of the column's Arrow type (null where a chunk has none).
-    fn bounds(
-        &self,
-        column: &Column,
-        pick: fn(&Statistics) -> Option<ScalarValue>,
-    ) -> Option<ArrayRef> {
+    /// Per chunk, the least (or greatest) value the statistics of `column`'s value branch give,
+    /// as a value of the column's Arrow type (null where a chunk has none).
+    fn bounds(&self, column: &Column, least: bool) -> Option<ArrayRef> {
         let data_type = self.schema.field_with_name(&column.name).ok()?.data_type();
         if !has_ordered_statistics(data_type) {
             return None;
@@ -86,7 +90,7 @@ impl ChunkStatistics<'_> {
             (chunk.branches.iter())
                 .find(|branch| branch.path == path && is_value_branch(branch.node_type))
                 .and_then(|branch| branch.statistics.as_ref())
-                .and_then(pick)
+                .and_then(|statistics| bound(statistics, least))
                 .and_then(|bound| bound.cast_to(data_type).ok())
                 .unwrap_or_else(|| null.clone())
         });
@@ -109,14 +113,6 @@ fn is_value_branch(node_type: NodeType) -> bool {
         node_type,
         NodeType::Option | NodeType::Seq | NodeType::Map | NodeType::Enum | NodeType::Union
     )
-}
-
-fn least(statistics: &Statistics) -> Option<ScalarValue> {
-    bound(statistics, true)
-}
-
-fn greatest(statistics: &Statistics) -> Option<ScalarValue> {
-    bound(statistics, false)
 }
 
 /// The least or the greatest value `statistics` bound the values by.
@@ -145,11 +141,11 @@ fn bound(statistics: &Statistics, least: bool) -> Option<ScalarValue> {
 
 impl PruningStatistics for ChunkStatistics<'_> {
     fn min_values(&self, column: &Column) -> Option<ArrayRef> {
-        self.bounds(column, least)
+        self.bounds(column, true)
     }
 
     fn max_values(&self, column: &Column) -> Option<ArrayRef> {
-        self.bounds(column, greatest)
+        self.bounds(column, false)
     }
 
     fn num_containers(&self) -> usize {
@@ -160,10 +156,7 @@ impl PruningStatistics for ChunkStatistics<'_> {
         self.schema.field_with_name(&column.name).ok()?;
         let counts = self.chunks.iter().map(|chunk| {
             let path = column_path(&column.name, chunk);
-            let nested = format!("{path}.");
-            let mut branches = (chunk.branches.iter())
-                .filter(|branch| branch.path == path || branch.path.starts_with(&nested))
-                .peekable();
+            let mut branches = branches_under(chunk, &path).peekable();
             // A column a chunk does not have (an archive whose schema widened later) is all
             // nulls there, as many as its rows are.
             if branches.peek().is_none() {

@@ -29,7 +29,7 @@ use tree_buf::{Path, Segment};
 use tree_buf_arrow::Selection;
 
 use crate::external;
-use crate::prune::column_path;
+use crate::prune::{branches_under, column_path};
 use crate::table::ChunkRef;
 
 /// Reads chunks of a table's archives: each partition a run of consecutive chunks, each chunk a
@@ -87,7 +87,7 @@ impl TreeBufExec {
             None => &self.partitions[..],
         };
         let rows: u64 = (chunks.iter().flatten())
-            .map(|chunk| self.archives[chunk.archive].chunks()[chunk.chunk].rows)
+            .map(|chunk| chunk.info(&self.archives).rows)
             .sum();
         match self.limit {
             Some(limit) => rows.min(limit as u64),
@@ -484,13 +484,7 @@ fn read_chunk(
 /// The bytes of the branches of a chunk that reading `selection` of the node at `path` reads.
 fn selected_bytes(chunk: &ChunkInfo, path: &str, selection: &Selection) -> u64 {
     match selection {
-        Selection::All => {
-            let nested = format!("{path}.");
-            (chunk.branches.iter())
-                .filter(|branch| branch.path == path || branch.path.starts_with(&nested))
-                .map(|branch| branch.bytes)
-                .sum()
-        }
+        Selection::All => branches_under(chunk, path).map(|branch| branch.bytes).sum(),
         Selection::Fields(fields) => {
             // The node's own branches (an option's presence), and the fields'.
             let own: u64 = (chunk.branches.iter())

@@ -12,7 +12,7 @@ use datafusion::common::{DataFusionError, Result, Statistics};
 use datafusion::datasource::TableType;
 use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
-use tree_buf::archive::Archive;
+use tree_buf::archive::{Archive, ChunkInfo};
 
 use crate::external;
 use crate::prune::kept_chunks;
@@ -28,6 +28,13 @@ pub(crate) struct ChunkRef {
     pub(crate) archive: usize,
     /// The chunk's place in the archive.
     pub(crate) chunk: usize,
+}
+
+impl ChunkRef {
+    /// What the footer of its archive, one of `archives`, says of the chunk.
+    pub(crate) fn info<'a>(self, archives: &'a [Arc<Archive<'static>>]) -> &'a ChunkInfo {
+        &archives[self.archive].chunks()[self.chunk]
+    }
 }
 
 /// A DataFusion table whose rows are the rows of one or more tree-buf archives, in order.
@@ -219,7 +226,7 @@ impl TableProvider for TreeBufTable {
             // there are none: the first chunks that hold that many rows are enough.
             let mut rows = 0u64;
             let enough = chunks.iter().position(|chunk| {
-                rows += self.archives[chunk.archive].chunks()[chunk.chunk].rows;
+                rows += chunk.info(&self.archives).rows;
                 rows >= limit as u64
             });
             if let Some(last) = enough {
