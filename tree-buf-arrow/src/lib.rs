@@ -37,7 +37,7 @@
 //! | `i128` | `Decimal128(38, 0)`: a value of more than 38 digits is an error |
 //! | `f32`, `f64` | `Float32`, `Float64` |
 //! | `char` | `Utf8`, one character each |
-//! | strings | `Utf8` |
+//! | strings | `Utf8`, or as [`ArrowOptions::strings`] lays them out: `Utf8View`, or `Dictionary(UInt32, Utf8)` keeping the file's dictionaries |
 //! | `()`, unit structs, a place no value was written to | `Null` |
 //! | `Option<T>` | `T`'s type, nullable; `None` at any level of nested options is a null; not mapped over an enum with data (a union cannot be null): an error |
 //! | `Vec<T>`, sets, slices (sequences) | `List(T)` |
@@ -54,6 +54,7 @@
 //! a column per field; rows of any other type, one column named `value`.
 
 mod rows;
+mod strings;
 mod unions;
 
 use std::fmt;
@@ -61,16 +62,17 @@ use std::sync::Arc;
 
 use arrow_array::types::{UInt16Type, UInt8Type};
 use arrow_array::{
-    new_null_array, ArrayRef, BooleanArray, Decimal128Array, DictionaryArray, FixedSizeBinaryArray,
-    FixedSizeListArray, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array,
-    ListArray, MapArray, NullArray, RecordBatch, RecordBatchOptions, StringArray, StructArray,
-    UInt16Array, UInt32Array, UInt64Array, UInt8Array, UnionArray,
+    make_array, new_null_array, ArrayRef, BooleanArray, Decimal128Array, DictionaryArray,
+    FixedSizeBinaryArray, FixedSizeListArray, Float32Array, Float64Array, Int16Array, Int32Array,
+    Int64Array, Int8Array, ListArray, MapArray, NullArray, RecordBatch, RecordBatchOptions,
+    StringArray, StructArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array, UnionArray,
 };
-use arrow_buffer::{OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{
     ArrowError, DataType, Field, Fields, Schema, SchemaRef, UnionFields, UnionMode,
 };
 pub use rows::batch_rows;
+pub use strings::StringLayout;
 use tree_buf::archive::Archive;
 use tree_buf::{AsPath, ColumnNode, Columns, DecodeError, NodeType, Reader};
 pub use unions::without_unions;
@@ -131,10 +133,19 @@ fn unsupported(node: ColumnNode<'_>, message: impl Into<String>) -> Error {
 /// The Arrow schema of the record batches whose rows are the items of the sequence at
 /// `rows_path` (`""` for the root), as [`record_batch`] reads them.
 pub fn schema(reader: &Reader<'_>, rows_path: impl AsPath) -> Result<SchemaRef, Error> {
+    schema_with(reader, rows_path, &ArrowOptions::default())
+}
+
+/// [`schema`], with the choices of layout `options` makes.
+pub fn schema_with(
+    reader: &Reader<'_>,
+    rows_path: impl AsPath,
+    options: &ArrowOptions,
+) -> Result<SchemaRef, Error> {
     let columns = reader.columns()?;
     let items = rows_of(&columns, rows_path)?;
     let fields = (row_columns(items).into_iter())
-        .map(|(name, node)| field(&name, node))
+        .map(|(name, node)| field(&name, node, options))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Arc::new(Schema::new(fields)))
 }
@@ -189,6 +200,30 @@ pub fn record_batch_of(
     rows_path: impl AsPath,
     selection: &Selection,
 ) -> Result<RecordBatch, Error> {
+    record_batch_with(reader, rows_path, selection, &ArrowOptions::default())
+}
+
+/// [`record_batch_of`], with the choices of layout `options` makes.
+///
+/// ```
+/// use arrow_array::{cast::AsArray, Array};
+/// use tree_buf::Reader;
+/// use tree_buf_arrow::{ArrowOptions, Selection, StringLayout};
+///
+/// let teams: Vec<String> = ["BOS", "NYA", "BOS", "BOS"].map(String::from).into();
+/// let bytes = tree_buf::encode(&teams);
+/// let options = ArrowOptions::default().strings(StringLayout::Utf8View);
+/// let batch =
+///     tree_buf_arrow::record_batch_with(&Reader::new(&bytes)?, "", &Selection::All, &options)?;
+/// assert_eq!(batch.column(0).as_string_view().value(1), "NYA");
+/// # Ok::<(), tree_buf_arrow::Error>(())
+/// ```
+pub fn record_batch_with(
+    reader: &Reader<'_>,
+    rows_path: impl AsPath,
+    selection: &Selection,
+    options: &ArrowOptions,
+) -> Result<RecordBatch, Error> {
     let mut columns = reader.columns()?;
     let items = rows_of(&columns, rows_path)?;
     let rows = columns.count(items)?;
@@ -209,8 +244,8 @@ pub fn record_batch_of(
     let mut fields = Vec::with_capacity(chosen.len());
     let mut arrays = Vec::with_capacity(chosen.len());
     for (name, node, selection) in chosen {
-        fields.push(selected_field(&name, node, selection)?);
-        arrays.push(selected_array(&mut columns, node, selection)?);
+        fields.push(selected_field(&name, node, selection, options)?);
+        arrays.push(selected_array(&mut columns, node, selection, options)?);
     }
     let options = RecordBatchOptions::new().with_row_count(Some(rows));
     Ok(RecordBatch::try_new_with_options(
@@ -218,6 +253,27 @@ pub fn record_batch_of(
         arrays,
         &options,
     )?)
+}
+
+/// Choices in how tree-buf's types become Arrow's, where Arrow has more than one layout for them.
+/// The default is the layout of the table in the crate's docs.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ArrowOptions {
+    strings: StringLayout,
+}
+
+impl ArrowOptions {
+    /// Lays out strings and characters as `layout` says.
+    pub fn strings(mut self, layout: StringLayout) -> Self {
+        self.strings = layout;
+        self
+    }
+
+    /// How strings and characters are laid out.
+    pub fn string_layout(&self) -> StringLayout {
+        self.strings
+    }
 }
 
 /// Which part of a column to read: all of it, or of a struct, some of its fields.
@@ -360,13 +416,18 @@ fn row_columns(items: ColumnNode<'_>) -> Vec<(String, ColumnNode<'_>)> {
 }
 
 /// The Arrow field of `node`'s values, named `name`.
-fn field(name: &str, node: ColumnNode<'_>) -> Result<Field, Error> {
-    selected_field(name, node, &Selection::All)
+fn field(name: &str, node: ColumnNode<'_>, options: &ArrowOptions) -> Result<Field, Error> {
+    selected_field(name, node, &Selection::All, options)
 }
 
 /// The Arrow field of the `selection` of `node`'s values, named `name`.
-fn selected_field(name: &str, node: ColumnNode<'_>, selection: &Selection) -> Result<Field, Error> {
-    let (data_type, nullable) = data_type(node, selection)?;
+fn selected_field(
+    name: &str,
+    node: ColumnNode<'_>,
+    selection: &Selection,
+    options: &ArrowOptions,
+) -> Result<Field, Error> {
+    let (data_type, nullable) = data_type(node, selection, options)?;
     Ok(Field::new(name, data_type, nullable))
 }
 
@@ -389,13 +450,17 @@ fn unit_only(node: ColumnNode<'_>) -> bool {
 }
 
 /// The Arrow type of the `selection` of `node`'s values, and whether they may be null.
-fn data_type(node: ColumnNode<'_>, selection: &Selection) -> Result<(DataType, bool), Error> {
+fn data_type(
+    node: ColumnNode<'_>,
+    selection: &Selection,
+    options: &ArrowOptions,
+) -> Result<(DataType, bool), Error> {
     let list_item = |node: ColumnNode<'_>| -> Result<Arc<Field>, Error> {
-        Ok(Arc::new(field("item", only_child(node)?)?))
+        Ok(Arc::new(field("item", only_child(node)?, options)?))
     };
     let children = |node: ColumnNode<'_>| -> Result<Fields, Error> {
         (selected_children(node, selection)?.into_iter())
-            .map(|(name, child, selection)| selected_field(&name, child, selection))
+            .map(|(name, child, selection)| selected_field(&name, child, selection, options))
             .collect()
     };
     Ok(match node.node_type() {
@@ -413,8 +478,8 @@ fn data_type(node: ColumnNode<'_>, selection: &Selection) -> Result<(DataType, b
         NodeType::I128 => (DataType::Decimal128(38, 0), false),
         NodeType::F32 => (DataType::Float32, false),
         NodeType::F64 => (DataType::Float64, false),
-        NodeType::Char | NodeType::Str => (DataType::Utf8, false),
-        NodeType::Option => match data_type(only_child(node)?, selection)?.0 {
+        NodeType::Char | NodeType::Str => (options.strings.data_type(), false),
+        NodeType::Option => match data_type(only_child(node)?, selection, options)?.0 {
             // A union has no validity of its own: a null would read as a value of a variant.
             DataType::Union(..) => {
                 return Err(unsupported(
@@ -436,7 +501,10 @@ fn data_type(node: ColumnNode<'_>, selection: &Selection) -> Result<(DataType, b
                 .ok_or_else(|| unsupported(node, "a map without keys"))?;
             let values =
                 (node.child(1)).ok_or_else(|| unsupported(node, "a map without values"))?;
-            let entries = Fields::from(vec![field("keys", keys)?, field("values", values)?]);
+            let entries = Fields::from(vec![
+                field("keys", keys, options)?,
+                field("values", values, options)?,
+            ]);
             let entries = Field::new("entries", DataType::Struct(entries), false);
             (DataType::Map(Arc::new(entries), false), false)
         }
@@ -489,9 +557,41 @@ fn offsets(node: ColumnNode<'_>, lengths: &[u64]) -> Result<OffsetBuffer<i32>, E
     Ok(OffsetBuffer::new(ScalarBuffer::from(offsets)))
 }
 
+/// The values of an option `node` whose `presence` flags say which hold a value, the `present`
+/// ones (at least one, and not of the `Null` type), in order: absent values are null.
+fn spread(node: ColumnNode<'_>, present: ArrayRef, presence: &[bool]) -> Result<ArrayRef, Error> {
+    if !presence.contains(&false) {
+        return Ok(present);
+    }
+    let last = u32::try_from(present.len().saturating_sub(1))
+        .ok()
+        .filter(|_| u32::try_from(presence.len()).is_ok())
+        .ok_or_else(|| unsupported(node, "more options than 32-bit positions reach"))?;
+    // Each value's place among the present ones; an absent value takes any present one, which
+    // its null hides.
+    let mut next = 0u32;
+    let places: Vec<u32> = (presence.iter())
+        .map(|&present| {
+            let place = next.min(last);
+            next += u32::from(present);
+            place
+        })
+        .collect();
+    let spread = arrow_select::take::take(&present, &UInt32Array::from(places), None)?;
+    let nulls = NullBuffer::union(Some(&NullBuffer::from(presence)), spread.nulls());
+    let data = spread.to_data().into_builder().nulls(nulls);
+    // SAFETY: `take` made a valid array, of a type that has a validity bitmap (not `Null`, nor a
+    // union, which no option holds); only that bitmap is replaced, by one of the same length.
+    Ok(make_array(unsafe { data.build_unchecked() }))
+}
+
 /// The Arrow array of every value of `node`, of the type [`data_type`] gives it.
-fn array<'r>(columns: &mut Columns<'r>, node: ColumnNode<'r>) -> Result<ArrayRef, Error> {
-    selected_array(columns, node, &Selection::All)
+fn array<'r>(
+    columns: &mut Columns<'r>,
+    node: ColumnNode<'r>,
+    options: &ArrowOptions,
+) -> Result<ArrayRef, Error> {
+    selected_array(columns, node, &Selection::All, options)
 }
 
 /// The Arrow array of the `selection` of every value of `node`, of the type [`data_type`] gives
@@ -500,6 +600,7 @@ fn selected_array<'r>(
     columns: &mut Columns<'r>,
     node: ColumnNode<'r>,
     selection: &Selection,
+    options: &ArrowOptions,
 ) -> Result<ArrayRef, Error> {
     Ok(match node.node_type() {
         NodeType::Void | NodeType::Unit => Arc::new(NullArray::new(columns.count(node)?)),
@@ -527,37 +628,26 @@ fn selected_array<'r>(
         NodeType::F64 => Arc::new(Float64Array::from(columns.values::<f64>(node)?)),
         NodeType::Char => {
             let chars = columns.values::<char>(node)?;
-            let mut text = [0u8; 4];
-            Arc::new(StringArray::from_iter_values(
-                chars.iter().map(|c| c.encode_utf8(&mut text).to_owned()),
-            ))
+            options
+                .strings
+                .array_of(&chars.iter().map(char::to_string).collect::<Vec<_>>())
         }
-        NodeType::Str => Arc::new(StringArray::from_iter_values(columns.values::<&str>(node)?)),
+        NodeType::Str => options.strings.array(node, columns.strings(node)?)?,
         NodeType::Option => {
-            let data_type = data_type(node, selection)?.0;
+            let data_type = data_type(node, selection, options)?.0;
             let presence = columns.presence(node)?;
-            if !presence.contains(&true) {
+            if !presence.contains(&true) || data_type == DataType::Null {
                 return Ok(new_null_array(&data_type, presence.len()));
             }
-            let present = selected_array(columns, only_child(node)?, selection)?;
-            // Each present value's position among the present ones; absent values are null.
-            let mut next = 0u32;
-            let positions: UInt32Array = (presence.iter())
-                .map(|&present| {
-                    present.then(|| {
-                        next += 1;
-                        next - 1
-                    })
-                })
-                .collect();
-            arrow_select::take::take(&present, &positions, None)?
+            let present = selected_array(columns, only_child(node)?, selection, options)?;
+            spread(node, present, &presence)?
         }
         NodeType::Seq => {
             let offsets = offsets(node, &columns.lengths(node)?)?;
             let item = only_child(node)?;
-            let items = array(columns, item)?;
+            let items = array(columns, item, options)?;
             Arc::new(ListArray::try_new(
-                Arc::new(field("item", item)?),
+                Arc::new(field("item", item, options)?),
                 offsets,
                 items,
                 None,
@@ -565,13 +655,14 @@ fn selected_array<'r>(
         }
         NodeType::Array => {
             let item = only_child(node)?;
-            let DataType::FixedSizeList(_, len) = data_type(node, &Selection::All)?.0 else {
+            let DataType::FixedSizeList(_, len) = data_type(node, &Selection::All, options)?.0
+            else {
                 return Err(unsupported(node, "an array node without a length"));
             };
-            let items = array(columns, item)?;
+            let items = array(columns, item, options)?;
             // The count, since arrays of no items cannot tell it.
             Arc::new(FixedSizeListArray::try_new_with_length(
-                Arc::new(field("item", item)?),
+                Arc::new(field("item", item, options)?),
                 len,
                 items,
                 None,
@@ -579,17 +670,17 @@ fn selected_array<'r>(
             )?)
         }
         NodeType::Map => {
-            let DataType::Map(entries, _) = data_type(node, &Selection::All)?.0 else {
+            let DataType::Map(entries, _) = data_type(node, &Selection::All, options)?.0 else {
                 return Err(unsupported(node, "a map node without keys and values"));
             };
             let DataType::Struct(fields) = entries.data_type().clone() else {
                 return Err(unsupported(node, "a map node without keys and values"));
             };
             let offsets = offsets(node, &columns.lengths(node)?)?;
-            let keys = array(columns, only_child(node)?)?;
+            let keys = array(columns, only_child(node)?, options)?;
             let values_node =
                 (node.child(1)).ok_or_else(|| unsupported(node, "a map without values"))?;
-            let values = array(columns, values_node)?;
+            let values = array(columns, values_node, options)?;
             let entries_array = StructArray::try_new(fields, vec![keys, values], None)?;
             Arc::new(MapArray::try_new(
                 entries,
@@ -600,7 +691,7 @@ fn selected_array<'r>(
             )?)
         }
         NodeType::Tuple | NodeType::Struct => {
-            let DataType::Struct(fields) = data_type(node, selection)?.0 else {
+            let DataType::Struct(fields) = data_type(node, selection, options)?.0 else {
                 return Err(unsupported(node, "a struct node of another type"));
             };
             if fields.is_empty() {
@@ -610,7 +701,7 @@ fn selected_array<'r>(
                 )));
             }
             let children = (selected_children(node, selection)?.into_iter())
-                .map(|(_, child, selection)| selected_array(columns, child, selection))
+                .map(|(_, child, selection)| selected_array(columns, child, selection, options))
                 .collect::<Result<Vec<_>, _>>()?;
             Arc::new(StructArray::try_new(fields, children, None)?)
         }
@@ -634,7 +725,7 @@ fn selected_array<'r>(
             }
         }
         NodeType::Enum | NodeType::Union => {
-            let DataType::Union(fields, _) = data_type(node, &Selection::All)?.0 else {
+            let DataType::Union(fields, _) = data_type(node, &Selection::All, options)?.0 else {
                 return Err(unsupported(node, "an enum node of another type"));
             };
             let discriminants = columns.discriminants(node)?;
@@ -649,7 +740,7 @@ fn selected_array<'r>(
                 *slot += 1;
             }
             let children = (node.children())
-                .map(|variant| array(columns, variant))
+                .map(|variant| array(columns, variant, options))
                 .collect::<Result<Vec<_>, _>>()?;
             Arc::new(UnionArray::try_new(
                 fields,
@@ -665,6 +756,60 @@ fn selected_array<'r>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What [`spread`] makes, made plainly: `take` with null positions for the absent values.
+    fn spread_plainly(present: &ArrayRef, presence: &[bool]) -> ArrayRef {
+        let mut next = 0u32;
+        let positions: UInt32Array = (presence.iter())
+            .map(|&present| {
+                present.then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect();
+        arrow_select::take::take(present, &positions, None).unwrap()
+    }
+
+    #[test]
+    fn spread_options_match_a_plain_take() {
+        #[derive(tree_buf::Encode)]
+        struct Row {
+            value: Option<Option<(u16, String)>>,
+        }
+        let rows: Vec<Row> = (0..40u16)
+            .map(|i| Row {
+                value: (i % 3 != 0).then(|| (i % 2 == 0).then(|| (i, format!("s{}", i % 5)))),
+            })
+            .collect();
+        let bytes = tree_buf::encode(&rows);
+        let reader = Reader::new(&bytes).unwrap();
+        let mut columns = reader.columns().unwrap();
+        let outer = columns.find("[].value").unwrap();
+        let inner = only_child(outer).unwrap();
+        let pair = only_child(inner).unwrap();
+        let outer_presence = columns.presence(outer).unwrap();
+        let inner_presence = columns.presence(inner).unwrap();
+        let options = ArrowOptions::default();
+        for layout in [
+            StringLayout::Utf8,
+            StringLayout::Utf8View,
+            StringLayout::Dictionary,
+        ] {
+            let options = options.strings(layout);
+            let pairs = array(&mut columns, pair, &options).unwrap();
+            let inner_array = spread(inner, Arc::clone(&pairs), &inner_presence).unwrap();
+            assert_eq!(&inner_array, &spread_plainly(&pairs, &inner_presence));
+            let outer_array = spread(outer, Arc::clone(&inner_array), &outer_presence).unwrap();
+            assert_eq!(&outer_array, &spread_plainly(&inner_array, &outer_presence));
+            outer_array.to_data().validate_full().unwrap();
+            assert_eq!(outer_array.null_count(), 27);
+        }
+        // Every value present: the present values as they are.
+        let all = [true; 3];
+        let values: ArrayRef = Arc::new(UInt8Array::from(vec![1, 2, 3]));
+        assert_eq!(&spread(outer, Arc::clone(&values), &all).unwrap(), &values);
+    }
 
     #[test]
     fn offsets_past_32_bits_are_errors() {

@@ -12,7 +12,10 @@ use arrow_array::types::{
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, UnionMode};
 use tree_buf::{encode, Reader};
-use tree_buf_arrow::{record_batch, schema, Error};
+use tree_buf_arrow::{
+    record_batch, record_batch_with, schema, schema_with, ArrowOptions, Error, Selection,
+    StringLayout,
+};
 
 #[derive(tree_buf::Encode, Clone)]
 struct Row {
@@ -266,6 +269,60 @@ fn every_node_type_maps_to_its_arrow_type_with_its_values() {
     assert_eq!(width.as_primitive::<UInt32Type>().value(0), 5);
 }
 
+/// The rows of `bytes` as each string layout reads them, which must be the same values.
+fn rows_in_every_layout(bytes: &[u8], rows_path: &str) -> Vec<tree_buf::Value> {
+    let reader = Reader::new(bytes).unwrap();
+    let layouts = [
+        StringLayout::Utf8,
+        StringLayout::Utf8View,
+        StringLayout::Dictionary,
+    ];
+    let mut read = layouts.map(|layout| {
+        let options = ArrowOptions::default().strings(layout);
+        let batch = record_batch_with(&reader, rows_path, &Selection::All, &options).unwrap();
+        assert_eq!(
+            batch.schema(),
+            schema_with(&reader, rows_path, &options).unwrap()
+        );
+        let strings = (batch.schema().fields().iter())
+            .filter(|field| field.data_type() == &layout.data_type())
+            .count();
+        assert!(strings > 0, "{layout:?} lays out no column");
+        tree_buf_arrow::batch_rows(&batch).unwrap()
+    });
+    let first = std::mem::take(&mut read[0]);
+    for (layout, rows) in layouts.iter().zip(&read).skip(1) {
+        assert!(rows == &first, "{layout:?} reads other values");
+    }
+    first
+}
+
+#[test]
+fn every_string_layout_reads_the_same_values() {
+    let rows = rows();
+    let read = rows_in_every_layout(&encode(&rows), "");
+    assert_eq!(read.len(), rows.len());
+    // Strings repeated enough for the file to keep them once each (a dictionary).
+    #[derive(tree_buf::Encode)]
+    struct Team {
+        name: String,
+        letter: char,
+    }
+    let teams: Vec<Team> = (0..2000)
+        .map(|i| Team {
+            name: ["BOS", "NYA", "a team name past twelve bytes"][i % 3].to_owned(),
+            letter: 'x',
+        })
+        .collect();
+    let bytes = encode(&teams);
+    let reader = Reader::new(&bytes).unwrap();
+    let mut columns = reader.columns().unwrap();
+    let stored = columns.strings(columns.find("[].name").unwrap()).unwrap();
+    assert_eq!(stored.indices().map(<[u32]>::len), Some(teams.len()));
+    let read = rows_in_every_layout(&bytes, "");
+    assert_eq!(read.len(), teams.len());
+}
+
 #[test]
 fn optional_enums_with_data_are_errors_and_empty_arrays_keep_their_rows() {
     #[derive(tree_buf::Encode)]
@@ -487,6 +544,7 @@ fn real_baseball_tables_are_record_batches() {
     }
     let people = batch_of(&bytes, "people", None);
     assert_eq!(people.num_rows(), databank.people.len());
+    rows_in_every_layout(&bytes, "people");
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Hostile bytes read into record batches give errors, never panics: the fuzz seeds (files of
 //! every kind of schema) read whole, cut short and with bits flipped, every sequence of each as
-//! rows. The `arrow` fuzz target does the same with inputs it makes up.
+//! rows, in every string layout. The `arrow` fuzz target does the same with inputs it makes up.
 
 use tree_buf::{DecodeOptions, NodeType, Reader};
+use tree_buf_arrow::{record_batch_with, ArrowOptions, Selection, StringLayout};
 
 /// Reads every sequence of `bytes` as rows, whole and a column at a time; how many batches came
 /// out.
@@ -17,6 +18,11 @@ fn read_all(bytes: &[u8]) -> usize {
     let mut batches = 0;
     for node in schema.iter().filter(|node| node.node_type == NodeType::Seq) {
         let path = node.path.to_string();
+        for layout in [StringLayout::Utf8View, StringLayout::Dictionary] {
+            let options = ArrowOptions::default().strings(layout);
+            let batch = record_batch_with(&reader, path.as_str(), &Selection::All, &options);
+            batches += usize::from(batch.is_ok());
+        }
         batches += usize::from(tree_buf_arrow::record_batch(&reader, path.as_str(), None).is_ok());
         for column in node.children.iter().flat_map(|items| &items.children) {
             let name = column.name.clone().unwrap_or_default();

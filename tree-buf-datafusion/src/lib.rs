@@ -54,6 +54,7 @@ use std::sync::Arc;
 
 use datafusion::common::DataFusionError;
 use datafusion::prelude::SessionContext;
+use tree_buf_arrow::{ArrowOptions, StringLayout};
 
 #[cfg(feature = "ballista")]
 pub use codec::{ballista_codecs, ballista_state};
@@ -74,6 +75,13 @@ pub fn register(ctx: &SessionContext) {
     state
         .table_factories_mut()
         .insert(FORMAT_NAME.to_owned(), Arc::new(TreeBufTableFactory));
+}
+
+/// How tables lay out the archives' values in Arrow: strings as views, which is how DataFusion
+/// reads Parquet's strings and what its operators compare and group fastest. A branch that
+/// stores each distinct string once is not expanded: its rows' views point at those strings.
+fn arrow_options() -> ArrowOptions {
+    ArrowOptions::default().strings(StringLayout::Utf8View)
 }
 
 /// A tree-buf or Arrow error as DataFusion's.

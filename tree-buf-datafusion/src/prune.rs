@@ -90,6 +90,10 @@ impl ChunkStatistics<'_> {
             (chunk.branches.iter())
                 .find(|branch| branch.path == path && is_value_branch(branch.node_type))
                 .and_then(|branch| branch.statistics.as_ref())
+                // A string column's bounds are strings, not a character's code.
+                .filter(|statistics| {
+                    matches!(statistics, Statistics::Str { .. }) == is_string(data_type)
+                })
                 .and_then(|statistics| bound(statistics, least))
                 .and_then(|bound| bound.cast_to(data_type).ok())
                 .unwrap_or_else(|| null.clone())
@@ -103,7 +107,14 @@ impl ChunkStatistics<'_> {
 fn has_ordered_statistics(data_type: &DataType) -> bool {
     data_type.is_integer()
         || data_type.is_floating()
-        || matches!(data_type, DataType::Utf8 | DataType::Boolean)
+        || is_string(data_type)
+        || data_type == &DataType::Boolean
+}
+
+/// Whether a column of this Arrow type holds strings (or characters, whose branches hold
+/// numbers: their bounds are not the strings').
+fn is_string(data_type: &DataType) -> bool {
+    matches!(data_type, DataType::Utf8 | DataType::Utf8View)
 }
 
 /// Whether a branch of a node of this type holds the values themselves, rather than presence,

@@ -28,9 +28,9 @@ use tree_buf::archive::{Archive, ChunkInfo};
 use tree_buf::{Path, Segment};
 use tree_buf_arrow::Selection;
 
-use crate::external;
 use crate::prune::{branches_under, column_path};
 use crate::table::ChunkRef;
+use crate::{arrow_options, external};
 
 /// Reads chunks of a table's archives: each partition a run of consecutive chunks, each chunk a
 /// record batch of the projected columns.
@@ -455,7 +455,8 @@ fn read_chunk(
 ) -> Result<RecordBatch> {
     let reader = archive.chunk_reader(index).map_err(external)?;
     let info = &archive.chunks()[index];
-    let chunk_schema = tree_buf_arrow::schema(&reader, "").map_err(external)?;
+    let chunk_schema =
+        tree_buf_arrow::schema_with(&reader, "", &arrow_options()).map_err(external)?;
     let present: Vec<(String, Selection)> = (selection.iter())
         .filter(|(name, _)| chunk_schema.field_with_name(name).is_ok())
         .cloned()
@@ -464,7 +465,8 @@ fn read_chunk(
         bytes_scanned.add(selected_bytes(info, &column_path(name, info), selection) as usize);
     }
     let present = Selection::Fields(present);
-    let read = tree_buf_arrow::record_batch_of(&reader, "", &present).map_err(external)?;
+    let read = tree_buf_arrow::record_batch_with(&reader, "", &present, &arrow_options())
+        .map_err(external)?;
     let rows = read.num_rows();
     let columns = (schema.fields().iter())
         .map(|field| match read.column_by_name(field.name()) {

@@ -14,9 +14,9 @@ use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPus
 use datafusion::physical_plan::ExecutionPlan;
 use tree_buf::archive::{Archive, ChunkInfo};
 
-use crate::external;
 use crate::prune::kept_chunks;
 use crate::scan::{spread, TreeBufExec};
+use crate::{arrow_options, external};
 
 /// The file name extension of the archives a directory given as a table's location holds.
 pub const EXTENSION: &str = "tb";
@@ -180,7 +180,8 @@ fn table_schema(archives: &[Archive<'static>]) -> Result<SchemaRef> {
         ends.dedup();
         for index in ends.into_iter().filter(|&index| index < count) {
             let reader = archive.chunk_reader(index).map_err(external)?;
-            schemas.push(tree_buf_arrow::schema(&reader, "").map_err(external)?);
+            let schema = tree_buf_arrow::schema_with(&reader, "", &arrow_options());
+            schemas.push(schema.map_err(external)?);
         }
     }
     let merged = Schema::try_merge(schemas.iter().map(|schema| Schema::clone(schema)))?;

@@ -134,6 +134,29 @@ async fn filters_skip_chunks_by_their_statistics() {
 }
 
 #[tokio::test]
+async fn characters_are_not_pruned_by_the_bounds_of_their_codes() {
+    #[derive(Encode)]
+    struct Mark {
+        grade: char,
+    }
+    // A chunk's bounds of a character column are the characters' codes, which as strings ("97")
+    // would rule out the chunks that hold 'b'.
+    let marks: Vec<Mark> = (0..40)
+        .map(|i| Mark {
+            grade: ['a', 'b', 'c', 'd'][i % 4],
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("marks.tb");
+    write_archive(&path, &marks, 10);
+    let ctx = SessionContext::new();
+    let table = TreeBufTable::open(&path).unwrap();
+    ctx.register_table("marks", Arc::new(table)).unwrap();
+    let (batches, plan) = run_plan(&ctx, "SELECT grade FROM marks WHERE grade = 'b'").await;
+    assert_eq!(rows(&batches), 10, "{plan}");
+}
+
+#[tokio::test]
 async fn a_scan_reads_the_branches_of_its_columns_only() {
     let (_dir, path, ctx) = seasons_table(1000, 100);
     let archive = Archive::open(&path).unwrap();

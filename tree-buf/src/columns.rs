@@ -2,11 +2,14 @@
 //! columnar memory of their own (Arrow arrays, say) from the streams of each schema node, without
 //! making a Rust value per row.
 
+use std::borrow::Cow;
+
 use crate::branch::DecodeContext;
+use crate::encodings::string::{DecodedStrings, StrColumn, Strings};
 use crate::error::DecodeError;
 use crate::reader::Reader;
 use crate::schema::{resolve, AsPath, NodeRef, NodeType};
-use crate::types::{Decode, Indirect, ValueDecoder};
+use crate::types::{is_empty_void, Decode, Indirect, ValueDecoder};
 
 /// The streams of a file's schema nodes as vectors, node by node: how many values each node
 /// holds, the presence flags of options, the lengths of sequences and maps, the discriminants of
@@ -152,6 +155,43 @@ impl<'r> Columns<'r> {
         Ok(decoder.next_vec(count))
     }
 
+    /// The strings of a string node as the file stores them, without a Rust value per string:
+    /// for readers that fill string arrays of their own (Arrow's, say) with a copy of the text
+    /// or none. [`Columns::values`] reads them as `&str`, `String` and the like instead.
+    ///
+    /// ```
+    /// use tree_buf::Reader;
+    ///
+    /// let teams = vec!["BOS".to_owned(), "NYA".to_owned(), "BOS".to_owned()];
+    /// let bytes = tree_buf::encode(&teams);
+    /// let reader = Reader::new(&bytes)?;
+    /// let mut columns = reader.columns()?;
+    /// let strings = columns.strings(columns.find("[]")?)?;
+    /// assert_eq!(strings.len(), 3);
+    /// assert_eq!(strings.get(2), Some("BOS"));
+    /// // Stored one by one or once each, the values are the same.
+    /// let stored = |i: usize| {
+    ///     let start = i.checked_sub(1).map_or(0, |before| strings.ends()[before]);
+    ///     &strings.text()[start..strings.ends()[i]]
+    /// };
+    /// let values: Vec<&str> = match strings.indices() {
+    ///     Some(indices) => indices.iter().map(|&i| stored(i as usize)).collect(),
+    ///     None => (0..strings.len()).map(stored).collect(),
+    /// };
+    /// assert_eq!(values, teams);
+    /// # Ok::<(), tree_buf::DecodeError>(())
+    /// ```
+    pub fn strings(&mut self, node: ColumnNode<'r>) -> Result<StrValues<'r>, DecodeError> {
+        let count = self.count(node)?;
+        // As for `values`: a place no value was written to holds no strings.
+        if is_empty_void(node.0, count)? {
+            return Ok(StrValues(Strings::default()));
+        }
+        self.expect(node, &[NodeType::Str], "strings")?;
+        let mut column = self.ctx.strings(node.0, count, 0, Ok)?;
+        Ok(StrValues(std::mem::take(column.column())))
+    }
+
     /// An error unless `node` is of one of `types`.
     fn expect(
         &self,
@@ -162,6 +202,75 @@ impl<'r> Columns<'r> {
         match types.contains(&node.node_type()) {
             true => Ok(()),
             false => Err(node.0.mismatch(expected)),
+        }
+    }
+}
+
+/// The strings of a string node as the file stores them, read by [`Columns::strings`]: stored
+/// strings back to back in one text and, where the file stores each distinct string once (as a
+/// dictionary, or keyed to another column's strings), which stored string each value is.
+///
+/// Each stored string is valid UTF-8 on its own: the [`ends`](Self::ends) ascend, each on a
+/// character boundary of the [`text`](Self::text), the last at its end.
+#[derive(Debug)]
+pub struct StrValues<'r>(DecodedStrings<'r>);
+
+impl<'r> StrValues<'r> {
+    /// How many values the node holds.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the node holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Value `index`; `None` past the end.
+    pub fn get(&self, index: usize) -> Option<&str> {
+        (index < self.len()).then(|| self.0.get(index))
+    }
+
+    /// The stored strings, back to back.
+    pub fn text(&self) -> &str {
+        self.stored().text()
+    }
+
+    /// Where each stored string ends in the [`text`](Self::text): stored string `i` runs from
+    /// the end of string `i - 1` (or 0) to `ends()[i]`.
+    pub fn ends(&self) -> &[usize] {
+        self.stored().ends()
+    }
+
+    /// Which stored string each value is, where the file stores each distinct string once; each
+    /// index is below the number of stored strings. `None` where it stores the values
+    /// themselves, in order.
+    pub fn indices(&self) -> Option<&[u32]> {
+        match &self.0 {
+            Strings::Plain(_) => None,
+            Strings::Indexed { indices, .. } => Some(indices),
+        }
+    }
+
+    /// The [`text`](Self::text) (lent from the file where the file holds it as it is, owned
+    /// where it was decompressed), the [`ends`](Self::ends) and the
+    /// [`indices`](Self::indices).
+    pub fn into_parts(self) -> (Cow<'r, str>, Vec<usize>, Option<Vec<u32>>) {
+        match self.0 {
+            Strings::Plain(column) => {
+                let (text, ends) = column.into_parts();
+                (text, ends, None)
+            }
+            Strings::Indexed { table, indices } => {
+                let (text, ends) = table.into_parts();
+                (text, ends, Some(indices))
+            }
+        }
+    }
+
+    fn stored(&self) -> &StrColumn<Cow<'r, str>> {
+        match &self.0 {
+            Strings::Plain(column) | Strings::Indexed { table: column, .. } => column,
         }
     }
 }

@@ -90,7 +90,7 @@ pub use breakdown::{
     SizeBreakdown,
 };
 pub use buffer::Buffer;
-pub use columns::{ColumnNode, Columns};
+pub use columns::{ColumnNode, Columns, StrValues};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use options::{DecodeOptions, EncodeOptions, Preference, MAX_DEPTH};
 pub use reader::{Reader, SchemaNode};

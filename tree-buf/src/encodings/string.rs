@@ -106,6 +106,17 @@ impl<S> StrColumn<S> {
         })
     }
 
+    /// Where each string ends in the text: ascending, the last at its end, each on a character
+    /// boundary.
+    pub(crate) fn ends(&self) -> &[usize] {
+        &self.ends
+    }
+
+    /// The text and where each string ends in it.
+    pub(crate) fn into_parts(self) -> (S, Vec<usize>) {
+        (self.bytes, self.ends)
+    }
+
     /// The byte length of each string.
     fn lengths(&self) -> impl Iterator<Item = usize> + '_ {
         let starts = std::iter::once(0).chain(self.ends.iter().copied());
@@ -120,6 +131,11 @@ impl<S: AsRef<str>> StrColumn<S> {
     /// The bytes of the strings and of where they end.
     pub(crate) fn bytes(&self) -> usize {
         self.bytes.as_ref().len() + size_of_val(self.ends.as_slice())
+    }
+
+    /// The strings back to back.
+    pub(crate) fn text(&self) -> &str {
+        self.bytes.as_ref()
     }
 
     /// String `index`, or "" past the end.
