@@ -711,16 +711,12 @@ fn selected_array<'r>(
                 (node.children().enumerate()).map(|(index, variant)| child_name(variant, index));
             let names: ArrayRef = Arc::new(StringArray::from_iter_values(names));
             if node.children().len() <= 256 {
-                let keys = discriminants
-                    .iter()
-                    .map(|&d| d as u8)
-                    .collect::<UInt8Array>();
+                let keys: Vec<u8> = discriminants.iter().map(|&d| d as u8).collect();
+                let keys = UInt8Array::from(keys);
                 Arc::new(DictionaryArray::<UInt8Type>::try_new(keys, names)?)
             } else {
-                let keys = discriminants
-                    .iter()
-                    .map(|&d| d as u16)
-                    .collect::<UInt16Array>();
+                let keys: Vec<u16> = discriminants.iter().map(|&d| d as u16).collect();
+                let keys = UInt16Array::from(keys);
                 Arc::new(DictionaryArray::<UInt16Type>::try_new(keys, names)?)
             }
         }

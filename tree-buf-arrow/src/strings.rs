@@ -180,14 +180,13 @@ fn views(
         )
     })?;
     let mut long = false;
-    let stored: Vec<u128> = spans(ends)
-        .map(|span| {
-            let string = text.get(span.clone()).unwrap_or_default();
-            long |= string.len() > 12;
-            // The offset fits: it is below the text's length.
-            make_view(string.as_bytes(), 0, span.start as u32)
-        })
-        .collect();
+    let mut stored = Vec::with_capacity(ends.len());
+    for span in spans(ends) {
+        let string = text.get(span.clone()).unwrap_or_default();
+        long |= string.len() > 12;
+        // The offset fits: it is below the text's length.
+        stored.push(make_view(string.as_bytes(), 0, span.start as u32));
+    }
     let views = match indices {
         None => stored,
         Some(indices) => {
