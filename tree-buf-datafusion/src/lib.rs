@@ -3,7 +3,8 @@
 //! A [`TreeBufTable`] is a DataFusion table whose rows are an archive's rows (or those of several
 //! archives, one after another). Its columns are the rows' fields as [`tree_buf_arrow`] maps
 //! them to Arrow, nested structs, lists and maps included, so `home['score']` or
-//! `properties['ADMIN']` address a field inside one.
+//! `properties['ADMIN']` address a field inside one. Strings are `Utf8View`, as DataFusion reads
+//! Parquet's strings.
 //!
 //! What a scan reads:
 //!
