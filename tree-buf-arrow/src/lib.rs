@@ -150,6 +150,27 @@ pub fn schema_with(
     Ok(Arc::new(Schema::new(fields)))
 }
 
+/// The names of the columns of the record batches whose rows are the items of the sequence at
+/// `rows_path`, in order, as [`schema`] names them, without working out their Arrow types.
+///
+/// ```
+/// #[derive(tree_buf::Encode)]
+/// struct Game { home: String, runs: u8 }
+///
+/// let bytes = tree_buf::encode(&vec![Game { home: "BOS".into(), runs: 3 }]);
+/// let names = tree_buf_arrow::column_names(&tree_buf::Reader::new(&bytes)?, "")?;
+/// assert_eq!(names, ["home", "runs"]);
+/// # Ok::<(), tree_buf_arrow::Error>(())
+/// ```
+pub fn column_names(reader: &Reader<'_>, rows_path: impl AsPath) -> Result<Vec<String>, Error> {
+    let columns = reader.columns()?;
+    let items = rows_of(&columns, rows_path)?;
+    Ok(row_columns(items)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect())
+}
+
 /// The items of the sequence at `rows_path` as a record batch: a column per field of the items'
 /// struct (or one column, `value`, for items of another type), only those named in `projection`
 /// if it is given, in its order. Only the branches of those columns, and the streams on the way

@@ -455,10 +455,9 @@ fn read_chunk(
 ) -> Result<RecordBatch> {
     let reader = archive.chunk_reader(index).map_err(external)?;
     let info = &archive.chunks()[index];
-    let chunk_schema =
-        tree_buf_arrow::schema_with(&reader, "", &arrow_options()).map_err(external)?;
+    let chunk_columns = tree_buf_arrow::column_names(&reader, "").map_err(external)?;
     let present: Vec<(String, Selection)> = (selection.iter())
-        .filter(|(name, _)| chunk_schema.field_with_name(name).is_ok())
+        .filter(|(name, _)| chunk_columns.contains(name))
         .cloned()
         .collect();
     for (name, selection) in &present {
