@@ -268,11 +268,11 @@ pub fn record_batch_with(
         fields.push(selected_field(&name, node, selection, options)?);
         arrays.push(selected_array(&mut columns, node, selection, options)?);
     }
-    let options = RecordBatchOptions::new().with_row_count(Some(rows));
+    let batch_options = RecordBatchOptions::new().with_row_count(Some(rows));
     Ok(RecordBatch::try_new_with_options(
         Arc::new(Schema::new(fields)),
         arrays,
-        &options,
+        &batch_options,
     )?)
 }
 

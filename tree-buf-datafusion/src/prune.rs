@@ -89,12 +89,7 @@ impl ChunkStatistics<'_> {
             let path = column_path(&column.name, chunk);
             (chunk.branches.iter())
                 .find(|branch| branch.path == path && is_value_branch(branch.node_type))
-                .and_then(|branch| branch.statistics.as_ref())
-                // A string column's bounds are strings, not a character's code.
-                .filter(|statistics| {
-                    matches!(statistics, Statistics::Str { .. }) == is_string(data_type)
-                })
-                .and_then(|statistics| bound(statistics, least))
+                .and_then(|branch| bound(branch.statistics.as_ref()?, branch.node_type, least))
                 .and_then(|bound| bound.cast_to(data_type).ok())
                 .unwrap_or_else(|| null.clone())
         });
@@ -107,14 +102,10 @@ impl ChunkStatistics<'_> {
 fn has_ordered_statistics(data_type: &DataType) -> bool {
     data_type.is_integer()
         || data_type.is_floating()
-        || is_string(data_type)
-        || data_type == &DataType::Boolean
-}
-
-/// Whether a column of this Arrow type holds strings (or characters, whose branches hold
-/// numbers: their bounds are not the strings').
-fn is_string(data_type: &DataType) -> bool {
-    matches!(data_type, DataType::Utf8 | DataType::Utf8View)
+        || matches!(
+            data_type,
+            DataType::Utf8 | DataType::Utf8View | DataType::Boolean
+        )
 }
 
 /// Whether a branch of a node of this type holds the values themselves, rather than presence,
@@ -126,8 +117,10 @@ fn is_value_branch(node_type: NodeType) -> bool {
     )
 }
 
-/// The least or the greatest value `statistics` bound the values by.
-fn bound(statistics: &Statistics, least: bool) -> Option<ScalarValue> {
+/// The least or the greatest value `statistics` bound the values of a branch of a node of
+/// `node_type` by. A character branch's bounds are the characters' codes, whose order is that of
+/// the characters as strings.
+fn bound(statistics: &Statistics, node_type: NodeType, least: bool) -> Option<ScalarValue> {
     fn pick<T>(least: bool, min: T, max: T) -> T {
         if least {
             min
@@ -136,6 +129,10 @@ fn bound(statistics: &Statistics, least: bool) -> Option<ScalarValue> {
         }
     }
     Some(match statistics {
+        Statistics::Unsigned { min, max } if node_type == NodeType::Char => {
+            let code = u32::try_from(*pick(least, min, max)).ok()?;
+            ScalarValue::Utf8(Some(char::from_u32(code)?.to_string()))
+        }
         Statistics::Unsigned { min, max } => {
             ScalarValue::UInt64(Some(u64::try_from(*pick(least, min, max)).ok()?))
         }

@@ -134,13 +134,13 @@ async fn filters_skip_chunks_by_their_statistics() {
 }
 
 #[tokio::test]
-async fn characters_are_not_pruned_by_the_bounds_of_their_codes() {
+async fn characters_are_pruned_by_their_bounds_as_characters() {
     #[derive(Encode)]
     struct Mark {
         grade: char,
     }
-    // A chunk's bounds of a character column are the characters' codes, which as strings ("97")
-    // would rule out the chunks that hold 'b'.
+    // A chunk's bounds of a character column are the characters' codes, which read as strings
+    // ("97") would rule out the chunks that hold 'b'.
     let marks: Vec<Mark> = (0..40)
         .map(|i| Mark {
             grade: ['a', 'b', 'c', 'd'][i % 4],
@@ -154,6 +154,23 @@ async fn characters_are_not_pruned_by_the_bounds_of_their_codes() {
     ctx.register_table("marks", Arc::new(table)).unwrap();
     let (batches, plan) = run_plan(&ctx, "SELECT grade FROM marks WHERE grade = 'b'").await;
     assert_eq!(rows(&batches), 10, "{plan}");
+
+    // Read as the characters they are, the bounds skip the chunks that cannot hold the grade.
+    let sorted: Vec<Mark> = (0..40)
+        .map(|i| Mark {
+            grade: ['a', 'b', 'é', '日'][i / 10],
+        })
+        .collect();
+    let path = dir.path().join("sorted.tb");
+    write_archive(&path, &sorted, 10);
+    let table = TreeBufTable::open(&path).unwrap();
+    ctx.register_table("sorted", Arc::new(table)).unwrap();
+    for (grade, chunk) in [("b", "chunks=1,"), ("é", "chunks=1,"), ("c", "chunks=0,")] {
+        let sql = format!("SELECT grade FROM sorted WHERE grade = '{grade}'");
+        let (batches, plan) = run_plan(&ctx, &sql).await;
+        assert_eq!(rows(&batches), if grade == "c" { 0 } else { 10 }, "{plan}");
+        assert!(plan.contains(chunk), "{plan}");
+    }
 }
 
 #[tokio::test]
