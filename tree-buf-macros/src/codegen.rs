@@ -336,6 +336,14 @@ impl<'c> Generator<'c> {
         };
         let trait_impl = self.trait_impl(quote!(#name #ty_generics), trait_items);
         let with_proxies = self.with_proxies();
+        // `ValueDecoder` is an unsafe trait: a derived decoder keeps its contract because it builds
+        // each value from its fields' decoders (and plain functions: defaults, conversions), all
+        // of which keep it. The lint `unsafe_code` does not reach derive output, so
+        // `#![forbid(unsafe_code)]` crates can still derive.
+        let unsafety = match self.derived {
+            Trait::Encode => quote!(),
+            Trait::Decode => quote!(unsafe),
+        };
         self.wrap(quote! {
             #with_proxies
 
@@ -345,7 +353,7 @@ impl<'c> Generator<'c> {
             }
 
             #[automatically_derived]
-            impl #impl_generics #value_trait for #name #ty_generics #where_clause {
+            #unsafety impl #impl_generics #value_trait for #name #ty_generics #where_clause {
                 #methods
             }
 

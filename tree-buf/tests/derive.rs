@@ -1,5 +1,9 @@
 //! The derive on every shape of type, with generics, lifetimes and attributes. Reading files
 //! written by another version of a type is in `evolution.rs`.
+//!
+//! `forbid(unsafe_code)` shows that crates which forbid `unsafe` can derive: the lint does not
+//! reach the derive's `unsafe impl`.
+#![forbid(unsafe_code)]
 
 use std::fmt::Debug;
 use std::marker::PhantomData;

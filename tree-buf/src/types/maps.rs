@@ -60,7 +60,10 @@ macro_rules! map {
             }
         }
 
-        impl<'de, $($decode_generics)*> ValueDecoder<'de, $t> for MapDecoder<'de, K, V> {
+        // SAFETY: each map is built anew from the key and value decoders' values, which uphold the
+        // contract.
+        #[allow(unsafe_code)]
+        unsafe impl<'de, $($decode_generics)*> ValueDecoder<'de, $t> for MapDecoder<'de, K, V> {
             fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'de>) -> Result<Self, DecodeError> {
                 MapDecoder::build(node, count, ctx)
             }

@@ -167,8 +167,20 @@ pub trait ValueEncoder<T: ?Sized> {
 /// once on one thread, or all in one batch once the whole tree of decoders is built when they may
 /// be spread over threads; see [`decode_root`]). Only then is `next` called, exactly `count` times,
 /// and it cannot fail. `new` never reads leaf values, so no count may depend on them.
+///
+/// # Safety
+///
+/// The values of a recursive type are built into one pool per file node and handed to the
+/// recursion nodes below it, matched by type ids, which leave lifetimes aside: a value built as
+/// `Tree<'a, 'b>` may be handed out as the `Tree<'b, 'a>` of its parent's field. So whatever a
+/// value holds must be valid for every lifetime of `T` that `'de` outlives: owned, `'static`, or
+/// borrowed from the bytes being decoded (or the reader's kept columns). In particular a decoder
+/// must not put into two values anything whose type names a lifetime of `T`, such as one
+/// `Rc<RefCell<&'a str>>`. The derive's decoders build each value from its fields' decoders, and
+/// every decoder of this crate keeps to this.
 #[doc(hidden)]
-pub trait ValueDecoder<'de, T>: Sized {
+#[allow(unsafe_code)]
+pub unsafe trait ValueDecoder<'de, T>: Sized {
     /// Reads the `count` values stored under `node`.
     fn new(
         node: NodeRef<'_>,

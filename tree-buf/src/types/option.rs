@@ -64,7 +64,9 @@ enum Presence {
     None,
 }
 
-impl<'de, T: Decode<'de>> ValueDecoder<'de, Option<T>> for OptionDecoder<T::Decoder> {
+// SAFETY: each value is `None` or one of the inner decoder's values, which uphold the contract.
+#[allow(unsafe_code)]
+unsafe impl<'de, T: Decode<'de>> ValueDecoder<'de, Option<T>> for OptionDecoder<T::Decoder> {
     fn new(
         node: NodeRef<'_>,
         count: usize,

@@ -41,7 +41,10 @@ macro_rules! pointer {
             }
         }
 
-        impl<'de, T: Decode<'de>> ValueDecoder<'de, $p<T>> for PointerDecoder<'de, T> {
+        // SAFETY: each pointer is a new allocation of one value of `T`'s decoder, which upholds the
+        // contract.
+        #[allow(unsafe_code)]
+        unsafe impl<'de, T: Decode<'de>> ValueDecoder<'de, $p<T>> for PointerDecoder<'de, T> {
             fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'de>) -> Result<Self, DecodeError> {
                 PointerDecoder::build(node, count, ctx)
             }
@@ -144,7 +147,11 @@ impl<B: Encode + ToOwned + ?Sized> Encode for Cow<'_, B> {
 #[derive(Debug)]
 pub struct CowDecoder<D, B: ?Sized>(D, PhantomData<fn() -> PhantomData<B>>);
 
-impl<'de, 'a, B> ValueDecoder<'de, Cow<'a, B>> for CowDecoder<<B::Owned as Decode<'de>>::Decoder, B>
+// SAFETY: each `Cow` owns a value of the owned type's decoder, which upholds the contract, or
+// borrows from the bytes decoded.
+#[allow(unsafe_code)]
+unsafe impl<'de, 'a, B> ValueDecoder<'de, Cow<'a, B>>
+    for CowDecoder<<B::Owned as Decode<'de>>::Decoder, B>
 where
     B: ToOwned + ?Sized,
     B::Owned: Decode<'de> + Borrow<B>,

@@ -71,7 +71,9 @@ macro_rules! primitive {
             }
         }
 
-        impl<'de> ValueDecoder<'de, $t> for PrimitiveDecoder<$t> {
+        // SAFETY: the values are plain numbers, booleans and characters.
+        #[allow(unsafe_code)]
+        unsafe impl<'de> ValueDecoder<'de, $t> for PrimitiveDecoder<$t> {
             fn new(
                 node: NodeRef<'_>,
                 count: usize,
@@ -430,7 +432,9 @@ macro_rules! unit {
             type Decoder = UnitDecoder<$t>;
         }
 
-        impl<'de, $($generics)*> ValueDecoder<'de, $t> for UnitDecoder<$t> {
+        // SAFETY: a unit value holds nothing.
+        #[allow(unsafe_code)]
+        unsafe impl<'de, $($generics)*> ValueDecoder<'de, $t> for UnitDecoder<$t> {
             fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'de>) -> Result<Self, DecodeError> {
                 check_unit(node, count, $name, ctx)?;
                 // Zero-sized values still cost time to hand out; bound them like any other.

@@ -87,7 +87,10 @@ impl<'de, T, P: DecodeProxy<T>> ProxyDecoder<'de, T, P> {
     }
 }
 
-impl<'de, T, P: DecodeProxy<T>> ValueDecoder<'de, T> for ProxyDecoder<'de, T, P> {
+// SAFETY: each value is converted from one stored value by a function of that value alone (no
+// `self`), which can share only `'static` state between values.
+#[allow(unsafe_code)]
+unsafe impl<'de, T, P: DecodeProxy<T>> ValueDecoder<'de, T> for ProxyDecoder<'de, T, P> {
     fn new(
         node: NodeRef<'_>,
         count: usize,
@@ -153,7 +156,10 @@ impl<'de, T, P: TryDecodeProxy<T>> TryProxyDecoder<'de, T, P> {
     }
 }
 
-impl<'de, T, P: TryDecodeProxy<T>> ValueDecoder<'de, T> for TryProxyDecoder<'de, T, P> {
+// SAFETY: each value is converted from one stored value by a function of that value alone (no
+// `self`), which can share only `'static` state between values.
+#[allow(unsafe_code)]
+unsafe impl<'de, T, P: TryDecodeProxy<T>> ValueDecoder<'de, T> for TryProxyDecoder<'de, T, P> {
     fn new(
         node: NodeRef<'_>,
         count: usize,

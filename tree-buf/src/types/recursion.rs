@@ -488,7 +488,9 @@ impl<'de, T: Decode<'de>> std::fmt::Debug for Indirect<'de, T> {
     }
 }
 
-impl<'de, T: Decode<'de>> ValueDecoder<'de, T> for Indirect<'de, T> {
+// SAFETY: the values are `T`'s decoder's, handed out directly or through a pool of them.
+#[allow(unsafe_code)]
+unsafe impl<'de, T: Decode<'de>> ValueDecoder<'de, T> for Indirect<'de, T> {
     fn new(
         node: NodeRef<'_>,
         count: usize,
@@ -608,10 +610,8 @@ impl<T> Claim<T> {
         // it builds the decoders below it, this one among them: the allocation is alive, and it
         // holds values of type `T` (the type ids match). Type ids leave lifetimes aside: the pool
         // may hold `T` with other lifetimes (a `Tree<'a, 'b>` whose children are `Tree<'b, 'a>`).
-        // That is sound for the decoders of this crate and of the derive, each of whose values
-        // owns what it holds or borrows from this context's bytes, which outlive every lifetime
-        // of `T`; a hand-written decoder (the traits are hidden, not part of the API) that shared
-        // state typed by a lifetime between values could break it. Taking a new count keeps the
+        // `ValueDecoder` is an `unsafe trait` whose contract makes that sound: every value holds
+        // only what is valid for every lifetime that `'de` outlives. Taking a new count keeps the
         // pool alive with this decoder.
         let pool = unsafe {
             Rc::increment_strong_count(pool);

@@ -136,7 +136,9 @@ macro_rules! byte_buffers {
             }
         }
 
-        impl<'de> ValueDecoder<'de, $t> for SeqDecoder<'de, u8> {
+        // SAFETY: each byte vector owns its bytes.
+        #[allow(unsafe_code)]
+        unsafe impl<'de> ValueDecoder<'de, $t> for SeqDecoder<'de, u8> {
             fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'de>) -> Result<Self, DecodeError> {
                 SeqDecoder::build(node, count, ctx)
             }
@@ -284,7 +286,9 @@ pub struct BytesRefDecoder<'de> {
     position: usize,
 }
 
-impl<'de: 'a, 'a> ValueDecoder<'de, &'a [u8]> for BytesRefDecoder<'de> {
+// SAFETY: each slice borrows from the bytes decoded, which live for `'de`.
+#[allow(unsafe_code)]
+unsafe impl<'de: 'a, 'a> ValueDecoder<'de, &'a [u8]> for BytesRefDecoder<'de> {
     fn new(
         node: NodeRef<'_>,
         count: usize,
@@ -367,7 +371,10 @@ impl<'de, T: Decode<'de>> SeqDecoder<'de, T> {
 
 macro_rules! seq_decoder {
     ($([$($generics:tt)*] $t:ty, |$items:ident, $len:ident| $collect:expr, |$parts:ident| $join:expr);* $(;)?) => {$(
-        impl<'de, $($generics)*> ValueDecoder<'de, $t> for SeqDecoder<'de, T> {
+        // SAFETY: each collection is built anew from the item decoder's values, which uphold the
+        // contract.
+        #[allow(unsafe_code)]
+        unsafe impl<'de, $($generics)*> ValueDecoder<'de, $t> for SeqDecoder<'de, T> {
             fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'de>) -> Result<Self, DecodeError> {
                 SeqDecoder::build(node, count, ctx)
             }
@@ -464,7 +471,11 @@ pub struct ArrayDecoder<D> {
     items: Items<D>,
 }
 
-impl<'de, T: Decode<'de>, const N: usize> ValueDecoder<'de, [T; N]> for ArrayDecoder<T::Decoder> {
+// SAFETY: each array is built from the item decoder's values, which uphold the contract.
+#[allow(unsafe_code)]
+unsafe impl<'de, T: Decode<'de>, const N: usize> ValueDecoder<'de, [T; N]>
+    for ArrayDecoder<T::Decoder>
+{
     fn new(
         node: NodeRef<'_>,
         count: usize,

@@ -73,7 +73,10 @@ pub struct StrDecoder<'de, T: FromStrings<'de>> {
     position: usize,
 }
 
-impl<'de, T: FromStrings<'de>> ValueDecoder<'de, T> for StrDecoder<'de, T> {
+// SAFETY: each string owns its text or borrows it from the bytes decoded or the reader's kept
+// columns, which live for `'de`.
+#[allow(unsafe_code)]
+unsafe impl<'de, T: FromStrings<'de>> ValueDecoder<'de, T> for StrDecoder<'de, T> {
     fn new(
         node: NodeRef<'_>,
         count: usize,

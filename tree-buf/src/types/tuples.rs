@@ -41,7 +41,10 @@ macro_rules! tuple {
         #[derive(Debug)]
         pub struct $decoder<$($t),+>($($t),+);
 
-        impl<'de, $($t: Decode<'de>),+> ValueDecoder<'de, ($($t,)+)> for $decoder<$($t::Decoder),+> {
+        // SAFETY: each tuple is built from its elements' decoders' values, which uphold the
+        // contract.
+        #[allow(unsafe_code)]
+        unsafe impl<'de, $($t: Decode<'de>),+> ValueDecoder<'de, ($($t,)+)> for $decoder<$($t::Decoder),+> {
             fn new(node: NodeRef<'_>, count: usize, ctx: &mut DecodeContext<'de>) -> Result<Self, DecodeError> {
                 let tuple = TupleNode::new(node, count, $len, "a tuple")?;
                 Ok($decoder($(tuple.element::<$t, <$t as Decode<'de>>::Decoder>($i, ctx)?),+))

@@ -281,7 +281,9 @@ impl Dyn<'_> {
     }
 }
 
-impl<'de> ValueDecoder<'de, Value> for DynDecoder<'de> {
+// SAFETY: a `Value` owns everything it holds.
+#[allow(unsafe_code)]
+unsafe impl<'de> ValueDecoder<'de, Value> for DynDecoder<'de> {
     fn new(
         node: NodeRef<'_>,
         count: usize,
