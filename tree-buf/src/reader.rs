@@ -96,7 +96,8 @@ impl<'a> Reader<'a> {
     /// A type that borrows (`&str`, `&[u8]`, `Cow<str>` fields: see [`Decode`]) borrows the
     /// strings and bytes of the file where it holds them as they are, and otherwise (where it
     /// compressed them, say) from the reader, which keeps the decoded column for as long as it
-    /// lives: one allocation per column, none per value.
+    /// lives: one allocation per column, none per value, and one copy of a column however many
+    /// times it is decoded.
     ///
     /// ```
     /// use tree_buf::prelude::*;

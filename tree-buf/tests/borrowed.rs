@@ -213,6 +213,15 @@ fn compressed_columns_borrow_from_a_reader_and_are_errors_without_one() {
             .all(|note| matches!(note.text, Cow::Borrowed(_))));
         let texts: Vec<&str> = reader.decode_path("[].text").unwrap();
         assert_eq!(texts[399], notes[399].text);
+
+        // Each column is kept once: decoding it again, whole or by its path, lends the same copy,
+        // so a reader asked many times holds no more than one decoding of each branch.
+        let again: Vec<Note<'_>> = reader.decode().unwrap();
+        assert_eq!(again[1].text.as_ptr(), read[1].text.as_ptr());
+        assert_eq!(again[1].zeros.as_ptr(), read[1].zeros.as_ptr());
+        assert_eq!(texts[1].as_ptr(), read[1].text.as_ptr());
+        let cow = |note: &CowNote<'_>| note.text.as_ptr();
+        assert_eq!(cow(&cows[1]), read[1].text.as_ptr());
     }
 }
 

@@ -31,7 +31,7 @@ use crate::encodings::{bool as bools, float, int, recursion, string, Version};
 use crate::error::{corrupt, limit_exceeded, DecodeError};
 use crate::schema::{NodeRef, NodeType};
 
-use super::Kept;
+use super::{Kept, KeptBranch};
 
 /// A leaf column a decoder registered: empty while the decoders are built, filled by the batch
 /// before any value is handed out.
@@ -209,9 +209,11 @@ impl<'a> DecodeContext<'a> {
         }
     }
 
-    /// Where columns are kept for borrowed types, if anywhere.
-    pub(crate) fn kept(&self) -> Option<&'a Kept> {
+    /// Where the column of `node`'s branch is kept for borrowed types, if anywhere.
+    pub(crate) fn kept(&self, node: NodeRef<'_>) -> Option<KeptBranch<'a>> {
         self.kept
+            .zip(node.branch())
+            .map(|(kept, branch)| kept.branch(branch))
     }
 
     /// Makes the leaves registered from now on wait for [`Self::decode_leaves`], which may spread
@@ -499,7 +501,7 @@ impl<'a> DecodeContext<'a> {
         node: NodeRef<'_>,
         count: usize,
     ) -> Result<Leaf<&'a [u8]>, DecodeError> {
-        let kept = self.kept;
+        let kept = self.kept(node);
         self.leaf(node, count, 1, move |branch, count, budget| {
             if let Some(bytes) = int::bytes_as_they_are(branch, count) {
                 return Ok(bytes);

@@ -13,6 +13,6 @@ mod writer;
 pub(crate) use column::{Column, Words};
 pub use context::{DecodeContext, Leaf};
 pub(crate) use describe::branch_encoding;
-pub(crate) use kept::Kept;
+pub(crate) use kept::{Kept, KeptBranch};
 pub(crate) use keyed::key_string_siblings;
 pub use writer::{EncodeResult, SchemaWriter};

@@ -36,7 +36,7 @@ use super::int::select::{encode_nested, encode_nested_prefixed, Chain};
 use super::numbering::Numbering;
 use super::zstd::{self, Frame};
 use super::{check_depth, is_empty_form, tags, Settings, Version};
-use crate::branch::Kept;
+use crate::branch::KeptBranch;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
 
 tags! {
@@ -261,7 +261,10 @@ impl<'t> DecodedStrings<'t> {
 
     /// The strings lent for `'t`: from the stream's bytes if they are, else from `kept`, which
     /// keeps the text. An error if the text is neither lent nor can be kept.
-    pub(crate) fn lend(self, kept: Option<&'t Kept>) -> Result<Strings<&'t str>, DecodeError> {
+    pub(crate) fn lend(
+        self,
+        kept: Option<KeptBranch<'t>>,
+    ) -> Result<Strings<&'t str>, DecodeError> {
         self.map_text(|text| match (text, kept) {
             (Cow::Borrowed(text), _) => Ok(text),
             (Cow::Owned(text), Some(kept)) => Ok(kept.text(text)),

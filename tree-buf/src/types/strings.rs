@@ -8,7 +8,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::{is_empty_void, Decode, Encode, ValueDecoder, ValueEncoder};
-use crate::branch::{Column, DecodeContext, EncodeResult, Kept, Leaf, SchemaWriter};
+use crate::branch::{Column, DecodeContext, EncodeResult, KeptBranch, Leaf, SchemaWriter};
 use crate::encodings::string::{DecodedStrings, StrColumn, Strings};
 use crate::error::DecodeError;
 use crate::schema::{NodeRef, NodeType};
@@ -59,7 +59,7 @@ pub trait FromStrings<'de>: Sized {
     /// is not in the file.
     fn column(
         strings: DecodedStrings<'de>,
-        kept: Option<&'de Kept>,
+        kept: Option<KeptBranch<'de>>,
     ) -> Result<Strings<Self::Text>, DecodeError>;
 
     /// String `index` of `column`.
@@ -85,7 +85,7 @@ unsafe impl<'de, T: FromStrings<'de>> ValueDecoder<'de, T> for StrDecoder<'de, T
         let column = if is_empty_void(node, count)? {
             Leaf::empty()
         } else if node.node_type() == NodeType::Str {
-            let kept = ctx.kept();
+            let kept = ctx.kept(node);
             ctx.strings(node, count, 0, move |strings| T::column(strings, kept))?
         } else {
             return Err(node.mismatch("a string"));
@@ -115,7 +115,7 @@ macro_rules! owned_strings {
 
             fn column(
                 strings: DecodedStrings<'de>,
-                _kept: Option<&'de Kept>,
+                _kept: Option<KeptBranch<'de>>,
             ) -> Result<DecodedStrings<'de>, DecodeError> {
                 Ok(strings)
             }
@@ -163,7 +163,7 @@ impl<'de: 'a, 'a> FromStrings<'de> for &'a str {
 
     fn column(
         strings: DecodedStrings<'de>,
-        kept: Option<&'de Kept>,
+        kept: Option<KeptBranch<'de>>,
     ) -> Result<Strings<&'de str>, DecodeError> {
         strings.lend(kept)
     }
@@ -184,7 +184,7 @@ impl<'de: 'a, 'a> FromStrings<'de> for Cow<'a, str> {
 
     fn column(
         strings: DecodedStrings<'de>,
-        kept: Option<&'de Kept>,
+        kept: Option<KeptBranch<'de>>,
     ) -> Result<DecodedStrings<'de>, DecodeError> {
         match kept {
             Some(kept) => strings
