@@ -67,7 +67,7 @@ pub fn from_parquet(
 }
 
 /// Writes the rows of the archive `file` to `output` as Parquet, a row group per chunk,
-/// compressed with zstd at `zstd_level`.
+/// compressed with zstd at `zstd_level`, each column of the widest type any chunk holds it as.
 #[cfg(feature = "parquet")]
 pub fn to_parquet(
     file: &Path,
@@ -95,8 +95,14 @@ pub fn to_parquet(
             |error: &dyn std::fmt::Display| CliError::new(format!("{}: {error}", file.display()));
         let parquet_error =
             |error: parquet::errors::ParquetError| CliError::new(format!("{name}: {error}"));
+        // One schema for every row group: a chunk whose rows widened a column or gained a
+        // field sets the types of the others.
+        let options = tree_buf_arrow::ArrowOptions::default();
+        let schema =
+            tree_buf_arrow::archive_schema(archive, "", &options).map_err(|e| file_error(&e))?;
         let mut batches = tree_buf_arrow::record_batches(archive, None).map(|batch| {
             let batch = batch.map_err(|e| file_error(&e))?;
+            let batch = tree_buf_arrow::conform(&batch, &schema).map_err(|e| file_error(&e))?;
             tree_buf_arrow::without_unions(&batch).map_err(|e| file_error(&e))
         });
         let Some(first) = batches.next().transpose()? else {

@@ -907,6 +907,69 @@ fn parquet_round_trips_through_archives() {
 }
 
 #[test]
+#[cfg(feature = "parquet")]
+fn to_parquet_writes_an_archive_whose_rows_widened_part_way() {
+    // Scores are integers in the first chunk, integers and floats in the second, floats in the
+    // third; `extra` appears in the third.
+    let input = scratch_in("parquet_widened", "input.json");
+    let score = |i: u32| {
+        if i < 150 || (i < 200 && i % 2 == 0) {
+            format!("{}", i * 7)
+        } else {
+            format!("{}.5", i * 7)
+        }
+    };
+    let rows: Vec<String> = (0..300)
+        .map(|i| {
+            let extra = if i >= 200 {
+                format!(r#", "extra": "x{i}""#)
+            } else {
+                String::new()
+            };
+            format!(r#"{{"id": {i}, "score": {}{extra}}}"#, score(i))
+        })
+        .collect();
+    std::fs::write(&input, rows.join("\n")).unwrap();
+    let archive = scratch_in("parquet_widened", "source.tb");
+    let chunked = ["--chunk-rows", "100"];
+    succeeds(
+        &[
+            &["from-json", path(&input), "-o", path(&archive)],
+            &chunked[..],
+        ]
+        .concat(),
+    );
+    let parquet = scratch_in("parquet_widened", "rows.parquet");
+    succeeds(&["to-parquet", path(&archive), "-o", path(&parquet)]);
+    let back = scratch_in("parquet_widened", "back.tb");
+    succeeds(
+        &[
+            &["from-parquet", path(&parquet), "-o", path(&back)],
+            &chunked[..],
+        ]
+        .concat(),
+    );
+    // Every score is a float now, with its value; `extra` is where it was.
+    let json = stdout(&succeeds(&["to-json", path(&back), "--lines"]));
+    let lines: Vec<&str> = json.lines().collect();
+    assert_eq!(lines.len(), 300);
+    for (i, line) in (0u32..).zip(&lines) {
+        let score = score(i);
+        let score = if score.contains('.') {
+            score
+        } else {
+            format!("{score}.0")
+        };
+        let extra = if i >= 200 {
+            format!(r#","extra":"x{i}""#)
+        } else {
+            String::new()
+        };
+        assert_eq!(*line, format!(r#"{{"id":{i},"score":{score}{extra}}}"#));
+    }
+}
+
+#[test]
 #[cfg(not(feature = "parquet"))]
 fn parquet_commands_say_how_to_get_them_when_built_without_them() {
     fails(

@@ -56,6 +56,7 @@
 mod rows;
 mod strings;
 mod unions;
+mod widen;
 
 use std::fmt;
 use std::sync::Arc;
@@ -76,6 +77,7 @@ pub use strings::StringLayout;
 use tree_buf::archive::Archive;
 use tree_buf::{AsPath, ColumnNode, Columns, DecodeError, NodeType, Reader};
 pub use unions::without_unions;
+pub use widen::{archive_schema, conform, widest_schema};
 
 /// Why a file could not be read into Arrow arrays.
 #[non_exhaustive]

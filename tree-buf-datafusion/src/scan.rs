@@ -5,8 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{new_null_array, ArrayRef, RecordBatch, RecordBatchOptions};
-use datafusion::arrow::compute::cast;
+use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::{Field, Schema, SchemaRef};
 use datafusion::common::stats::Precision;
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
@@ -444,8 +443,8 @@ impl Iterator for ChunkBatches {
 }
 
 /// Chunk `index` of `archive` as a batch of `schema`'s columns, of each what `selection` says:
-/// read from the chunk's branches, cast where the chunk stores a column as a narrower type than
-/// the table's, and all nulls where the chunk has no such column.
+/// read from the chunk's branches, widened where the chunk stores a column as a narrower type
+/// than the table's, and all nulls where the chunk has no such column.
 fn read_chunk(
     archive: &Archive<'static>,
     index: usize,
@@ -466,20 +465,7 @@ fn read_chunk(
     let present = Selection::Fields(present);
     let read = tree_buf_arrow::record_batch_with(&reader, "", &present, &arrow_options())
         .map_err(external)?;
-    let rows = read.num_rows();
-    let columns = (schema.fields().iter())
-        .map(|field| match read.column_by_name(field.name()) {
-            Some(array) if array.data_type() == field.data_type() => Ok(Arc::clone(array)),
-            Some(array) => Ok(cast(array, field.data_type())?),
-            None => Ok(new_null_array(field.data_type(), rows)),
-        })
-        .collect::<Result<Vec<ArrayRef>>>()?;
-    let options = RecordBatchOptions::new().with_row_count(Some(rows));
-    Ok(RecordBatch::try_new_with_options(
-        Arc::clone(schema),
-        columns,
-        &options,
-    )?)
+    tree_buf_arrow::conform(&read, schema).map_err(external)
 }
 
 /// The bytes of the branches of a chunk that reading `selection` of the node at `path` reads.

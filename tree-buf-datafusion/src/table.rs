@@ -5,7 +5,7 @@ use std::path::{Path as FsPath, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::catalog::{Session, TableProvider, TableProviderFactory};
 use datafusion::common::stats::Precision;
 use datafusion::common::{DataFusionError, Result, Statistics};
@@ -169,28 +169,15 @@ pub(crate) fn open_archives(paths: &[PathBuf]) -> Result<Vec<Archive<'static>>> 
         .collect()
 }
 
-/// The columns of all of `archives`' chunks: each archive's last chunk has every column of its
-/// earlier ones (an archive's schema only widens), and a column that some chunk lacks is
-/// nullable.
+/// The columns of all of `archives`' chunks, each of the widest type any chunk holds it as
+/// (an archive of schemaless rows may widen part way through), and nullable where some chunk
+/// lacks it.
 fn table_schema(archives: &[Archive<'static>]) -> Result<SchemaRef> {
-    let mut schemas = Vec::new();
-    for archive in archives {
-        let count = archive.chunks().len();
-        let mut ends = vec![0, count.saturating_sub(1)];
-        ends.dedup();
-        for index in ends.into_iter().filter(|&index| index < count) {
-            let reader = archive.chunk_reader(index).map_err(external)?;
-            let schema = tree_buf_arrow::schema_with(&reader, "", &arrow_options());
-            schemas.push(schema.map_err(external)?);
-        }
-    }
-    let merged = Schema::try_merge(schemas.iter().map(|schema| Schema::clone(schema)))?;
-    let fields = merged.fields().iter().map(|field| {
-        let everywhere =
-            (schemas.iter()).all(|schema| schema.field_with_name(field.name()).is_ok());
-        Field::clone(field).with_nullable(field.is_nullable() || !everywhere)
-    });
-    Ok(Arc::new(Schema::new(fields.collect::<Vec<_>>())))
+    let schemas = (archives.iter())
+        .map(|archive| tree_buf_arrow::archive_schema(archive, "", &arrow_options()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(external)?;
+    tree_buf_arrow::widest_schema(&schemas).map_err(external)
 }
 
 #[async_trait]

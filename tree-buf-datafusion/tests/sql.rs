@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::util::pretty::pretty_format_batches;
+use datafusion::catalog::TableProvider;
 use datafusion::physical_plan::displayable;
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
@@ -279,29 +281,45 @@ async fn an_archive_whose_schema_widened_reads_as_one_table() {
     let path = dir.path().join("events.tb");
     let options = ArchiveOptions::default().chunk_rows(2);
     let mut writer = ArchiveWriter::<Value, _>::create_with_options(&path, options).unwrap();
-    for (id, tag) in [(1, None), (2, None), (3, Some("late")), (4, Some("later"))] {
+    // A field that appears in the second chunk, and scores that are integers in the first
+    // chunk, integers and floats in the second (a union of both), floats in the third.
+    let rows = [
+        (1, None, Value::Unsigned(10)),
+        (2, None, Value::Unsigned(20)),
+        (3, Some("late"), Value::Unsigned(30)),
+        (4, Some("later"), Value::Float(0.5)),
+        (5, Some("last"), Value::Float(1.5)),
+    ];
+    for (id, tag, score) in rows {
         let mut fields = vec![("id".to_owned(), Value::Unsigned(id))];
         if let Some(tag) = tag {
             fields.push(("tag".to_owned(), Value::String(tag.to_owned())));
         }
+        fields.push(("score".to_owned(), score));
         writer.push(&Value::Object(fields)).unwrap();
     }
     writer.finish().unwrap();
     let ctx = SessionContext::new();
-    ctx.register_table("events", Arc::new(TreeBufTable::open(&path).unwrap()))
-        .unwrap();
-    let got = answer(&ctx, "SELECT id, tag FROM events ORDER BY id").await;
+    let table = TreeBufTable::open(&path).unwrap();
+    let score = table.schema().field_with_name("score").unwrap().clone();
+    assert_eq!(score.data_type(), &DataType::Float64);
+    ctx.register_table("events", Arc::new(table)).unwrap();
+    let got = answer(&ctx, "SELECT id, tag, score FROM events ORDER BY id").await;
     let expected = [
-        "+----+-------+",
-        "| id | tag   |",
-        "+----+-------+",
-        "| 1  |       |",
-        "| 2  |       |",
-        "| 3  | late  |",
-        "| 4  | later |",
-        "+----+-------+",
+        "+----+-------+-------+",
+        "| id | tag   | score |",
+        "+----+-------+-------+",
+        "| 1  |       | 10.0  |",
+        "| 2  |       | 20.0  |",
+        "| 3  | late  | 30.0  |",
+        "| 4  | later | 0.5   |",
+        "| 5  | last  | 1.5   |",
+        "+----+-------+-------+",
     ];
     assert_eq!(got, expected.join("\n"));
+    // Filters on the widened column compare the chunks' bounds as the table's type.
+    let got = answer(&ctx, "SELECT sum(score) AS s FROM events WHERE score > 15").await;
+    assert!(got.contains("| 50.0 |"), "{got}");
 }
 
 /// The same rows as a tree-buf archive and as a Parquet file (zstd, a row group per chunk), both

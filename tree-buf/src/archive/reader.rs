@@ -274,6 +274,14 @@ impl<'a> Archive<'a> {
         &self.infos
     }
 
+    /// Which of the archive's schemas chunk `index` is written in, counted from 0 in the order
+    /// they appear; `None` past the last chunk. Chunks of one schema have the same fields of the
+    /// same types; an archive of schemaless rows (JSON lines, CSV) starts a new schema where its
+    /// rows gained a field or widened a type.
+    pub fn chunk_schema(&self, index: usize) -> Option<usize> {
+        self.chunk_schemas.get(index).copied()
+    }
+
     /// The bytes after the last footer that no footer lists: left by a writer or an append
     /// that stopped before finishing (0 for an archive that was finished).
     pub fn unfinished_bytes(&self) -> usize {
