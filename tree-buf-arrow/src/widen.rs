@@ -291,9 +291,9 @@ fn wider_fields(one: &Fields, other: &Fields, path: &str) -> Result<Fields, Erro
 }
 
 /// The wider of a union and another type: the one type that every member and `other` widen
-/// into, if there is one; else a union whose members are the union's, `other` (another union's
-/// members, or a type of its own) merged in by name or, for a type of its own, into the first
-/// member it fits.
+/// into, if there is one; else a union of the union's members with `other`'s merged in: another
+/// union's members by name, a type of its own into the first member it fits (a new member,
+/// named after the type, if none).
 fn wider_union(
     members: &UnionFields,
     mode: arrow_schema::UnionMode,
@@ -323,14 +323,16 @@ fn wider_union(
     let single = !matches!(other, DataType::Union(..));
     for field in &others {
         let inner = format!("{path}.{}", field.name());
-        let same_name = fields.iter().position(|known| known.name() == field.name());
-        let fits = || {
+        // Another union's member goes by its name; a type of its own, into a member it fits.
+        let at = if single {
             (fields.iter()).position(|known| {
                 wider(known.data_type(), field.data_type(), &inner)
                     .is_ok_and(|widest| &widest == known.data_type())
             })
+        } else {
+            fields.iter().position(|known| known.name() == field.name())
         };
-        match same_name.or_else(|| single.then(fits).flatten()) {
+        match at {
             Some(at) => fields[at] = wider_field(&fields[at], field, &inner)?,
             None => fields.push(Field::clone(field)),
         }
