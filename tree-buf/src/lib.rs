@@ -112,9 +112,8 @@ pub mod prelude {
 /// Exactly when [`try_encode`] returns an error, which happens only when the value's schema nests
 /// deeper than [`MAX_DEPTH`] levels (see there for how levels count): a type that is not
 /// recursive but nested that deep. A recursive Rust type (a linked list, a tree) counts its
-/// levels once, however deep its values, and so does a [`Value`] given whole, such as JSON with
-/// ten thousand levels of nested arrays. A [`ValueWriter`], which takes values piece by piece,
-/// gives them a schema level per level and returns the error for one nested too deep.
+/// levels once, however deep its values, and so does a [`Value`], such as JSON with ten thousand
+/// levels of nested arrays, whether given whole or piece by piece to a [`ValueWriter`].
 ///
 /// ```
 /// let bytes = tree_buf::encode(&vec!["a", "b"]);

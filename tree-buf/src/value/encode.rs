@@ -9,10 +9,11 @@
 //! Values arrive whole, as [`Value`]s, or piece by piece from a serde `Deserializer` (see
 //! `stream.rs`); both go through the same `Slot` and `Object` methods.
 //!
-//! Values that arrive whole may nest deeper than the schema may (JSON of arrays in arrays ten
-//! thousand deep): a slot [`DEEP`] levels down holds the values of every depth below it too, each
-//! after those it holds, and the slots below it are recursion nodes that name them by position
-//! (see `docs/FORMAT.md`, Recursion). Streamed values keep one slot per level.
+//! Values may nest deeper than the schema may (JSON of arrays in arrays ten thousand deep): a
+//! slot [`DEEP`] levels down holds the values of every depth below it too, each after those it
+//! holds, and the slots below it are recursion nodes that name them by position (see
+//! `docs/FORMAT.md`, Recursion). A value streamed piece by piece is read whole from that slot
+//! down, since it must be placed after the values it holds.
 
 use std::cell::{Cell, RefCell};
 use std::cmp::Reverse;
@@ -34,6 +35,11 @@ pub struct DynEncoder(Slot);
 /// them: deep enough that real data rarely reaches it, shallow enough that its schema (up to
 /// three nodes a level: an option, a union and the kind) stays within `MAX_DEPTH`.
 const DEEP: usize = 48;
+
+/// Whether the slot at `depth` takes its values whole, as the anchor of every depth below.
+fn whole_at(depth: usize) -> bool {
+    depth == DEEP && !LEVEL_BY_LEVEL.with(Cell::get)
+}
 
 /// An anchor placing its values: its id, and where the values it placed so far went, for the
 /// recursion slots below it to name them.
@@ -150,7 +156,7 @@ pub(super) enum ArrayOf {
 
 impl KindName {
     /// The kind of `value`.
-    fn of(value: &Value) -> KindName {
+    pub(super) fn of(value: &Value) -> KindName {
         match value {
             Value::Array(items) => KindName::array_of(items.first().map(KindName::of)),
             Value::Null => KindName::Null,
@@ -791,11 +797,24 @@ impl Slot {
         }
     }
 
-    fn push(&mut self, value: &Value) {
+    /// Whether this slot takes its values whole: it is the anchor [`DEEP`] levels down, where
+    /// values placed children first hold those of every depth below. A value streamed piece by
+    /// piece is read whole from here on.
+    pub(super) fn takes_whole(&self) -> bool {
+        whole_at(self.depth)
+    }
+
+    /// Whether the slot of this slot's arrays' items (made when the first begins) takes its
+    /// values whole.
+    pub(super) fn items_take_whole(&self) -> bool {
+        whole_at(self.depth + 1)
+    }
+
+    pub(super) fn push(&mut self, value: &Value) {
         if self.recursion.is_some() {
             return self.refer(value);
         }
-        if self.depth == DEEP && !LEVEL_BY_LEVEL.with(Cell::get) {
+        if self.takes_whole() {
             return self.push_tree(value);
         }
         crate::stack::deeper(|| self.push_here(value));

@@ -4,15 +4,20 @@
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 
 use super::encode::{ArrayOf, Kind, KindName, Object, Slot};
+use super::Value;
 use crate::error::EncodeError;
 use crate::options::EncodeOptions;
 
 /// Encodes one value read by a self-describing serde `Deserializer`, such as
 /// `serde_json::Deserializer::from_reader`, holding only its columns: never the whole value, so
 /// input far larger than memory converts. The schema is inferred as for [`Value`](super::Value),
-/// and the bytes are those `encode(&value)` gives for the same data as a `Value`.
+/// and the bytes are those `encode(&value)` gives for the same data as a `Value`. Values nested
+/// more than 48 levels deep are the exception: each is read whole from there down (as a
+/// [`Value`](super::Value)), since the columns that hold every depth below take each value after
+/// those it holds.
 ///
 /// ```
 /// use tree_buf::{decode, EncodeOptions, Value, ValueWriter};
@@ -70,7 +75,24 @@ impl<'de> DeserializeSeed<'de> for Push<'_> {
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         // Deserializers recurse once per level of the input, without a limit of their own.
-        crate::stack::deeper(|| deserializer.deserialize_any(self))
+        crate::stack::deeper(|| match self {
+            // The slot that places the values of every depth below it, each after those it
+            // holds: the value is read whole, and goes in as a `Value` given whole does.
+            Push::Into(slot) if slot.takes_whole() => {
+                slot.push(&Value::deserialize(deserializer)?);
+                Ok(())
+            }
+            Push::FirstItem(array) if array.items_take_whole() => {
+                let item = Value::deserialize(deserializer)?;
+                if let Kind::Array { items, .. } =
+                    array.begin(KindName::array_of(Some(KindName::of(&item))))
+                {
+                    items.push(&item);
+                }
+                Ok(())
+            }
+            push => deserializer.deserialize_any(push),
+        })
     }
 }
 
