@@ -147,8 +147,7 @@ impl<B: Encode + ToOwned + ?Sized> Encode for Cow<'_, B> {
 #[derive(Debug)]
 pub struct CowDecoder<D, B: ?Sized>(D, PhantomData<fn() -> PhantomData<B>>);
 
-// SAFETY: each `Cow` owns a value of the owned type's decoder, which upholds the contract, or
-// borrows from the bytes decoded.
+// SAFETY: each `Cow` owns a value of the owned type's decoder, which upholds the contract.
 #[allow(unsafe_code)]
 unsafe impl<'de, 'a, B> ValueDecoder<'de, Cow<'a, B>>
     for CowDecoder<<B::Owned as Decode<'de>>::Decoder, B>
