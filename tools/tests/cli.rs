@@ -913,7 +913,7 @@ fn to_parquet_writes_an_archive_whose_rows_widened_part_way() {
     // third; `extra` appears in the third.
     let input = scratch_in("parquet_widened", "input.json");
     let score = |i: u32| {
-        if i < 150 || (i < 200 && i % 2 == 0) {
+        if i < 150 || (i < 200 && i.is_multiple_of(2)) {
             format!("{}", i * 7)
         } else {
             format!("{}.5", i * 7)

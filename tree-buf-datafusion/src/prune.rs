@@ -11,7 +11,11 @@ use datafusion::common::pruning::PruningStatistics;
 use datafusion::common::{Column, DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::Expr;
-use datafusion::physical_optimizer::pruning::PruningPredicateBuilder;
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_expr_common::physical_expr::{
+    snapshot_generation, snapshot_physical_expr,
+};
+use datafusion::physical_optimizer::pruning::{PruningPredicate, PruningPredicateBuilder};
 use tree_buf::archive::{BranchInfo, ChunkInfo, Statistics};
 use tree_buf::{NodeType, Path, Segment};
 
@@ -45,6 +49,67 @@ pub(crate) fn kept_chunks(
     Ok((chunks.into_iter().zip(keep))
         .filter_map(|((chunk, _), keep)| keep.then_some(chunk))
         .collect())
+}
+
+/// Filters that arrive while a scan runs: those DataFusion pushes into it after planning, such as
+/// the dynamic filters of a top-k sort (`duration > the 5th longest so far`) and of a hash join's
+/// build side. Before each chunk is read, each filter's current state is checked against the
+/// chunk's footer statistics; a chunk none of whose rows can pass is skipped. The filters are
+/// still applied to the rows read, by the operators that made them.
+pub(crate) struct RuntimeFilters {
+    schema: SchemaRef,
+    filters: Vec<RuntimeFilter>,
+}
+
+/// A filter, and its pruning predicate as of the generation it was last made for (none if the
+/// statistics can say nothing of it).
+struct RuntimeFilter {
+    filter: Arc<dyn PhysicalExpr>,
+    made: Option<(u64, Option<Arc<PruningPredicate>>)>,
+}
+
+impl RuntimeFilters {
+    pub(crate) fn new(schema: &SchemaRef, filters: &[Arc<dyn PhysicalExpr>]) -> Self {
+        RuntimeFilters {
+            schema: Arc::clone(schema),
+            filters: (filters.iter())
+                .map(|filter| RuntimeFilter {
+                    filter: Arc::clone(filter),
+                    made: None,
+                })
+                .collect(),
+        }
+    }
+
+    /// Whether `chunk` may hold rows that every filter, as it stands now, lets through. A filter
+    /// whose pruning predicate cannot be made, or that fails, keeps the chunk.
+    pub(crate) fn may_match(&mut self, chunk: &ChunkInfo) -> bool {
+        let statistics = ChunkStatistics {
+            schema: &self.schema,
+            chunks: vec![chunk],
+        };
+        for RuntimeFilter { filter, made } in &mut self.filters {
+            let generation = snapshot_generation(filter);
+            let pruning = match made {
+                Some((at, pruning)) if *at == generation => pruning,
+                _ => {
+                    let pruning = snapshot_physical_expr(Arc::clone(filter))
+                        .ok()
+                        .and_then(|now| {
+                            PruningPredicateBuilder::new()
+                                .with_file_schema(Arc::clone(&self.schema))
+                                .build(now)
+                        });
+                    &mut made.insert((generation, pruning)).1
+                }
+            };
+            let kept = (pruning.as_ref()).map_or(Ok(vec![true]), |p| p.prune(&statistics));
+            if kept.is_ok_and(|kept| kept == [false]) {
+                return false;
+            }
+        }
+        true
+    }
 }
 
 /// The branches of `chunk` that belong to the node at `path`: its own and those of the nodes

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::{Field, Schema, SchemaRef};
+use datafusion::common::config::ConfigOptions;
 use datafusion::common::stats::Precision;
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::{internal_datafusion_err, internal_err, Result, ScalarValue, Statistics};
@@ -14,6 +15,9 @@ use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::expressions::{Column, Literal};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr, ScalarFunctionExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::filter_pushdown::{
+    ChildPushdownResult, FilterPushdownPhase, FilterPushdownPropagation, PushedDown,
+};
 use datafusion::physical_plan::metrics::{
     Count, ExecutionPlanMetricsSet, MetricBuilder, MetricsSet,
 };
@@ -27,7 +31,7 @@ use tree_buf::archive::{Archive, ChunkInfo};
 use tree_buf::{Path, Segment};
 use tree_buf_arrow::Selection;
 
-use crate::prune::{branches_under, column_path};
+use crate::prune::{branches_under, column_path, RuntimeFilters};
 use crate::table::ChunkRef;
 use crate::{arrow_options, external};
 
@@ -45,6 +49,9 @@ pub struct TreeBufExec {
     pub(crate) partitions: Vec<Vec<ChunkRef>>,
     /// At most this many rows from each partition.
     pub(crate) limit: Option<usize>,
+    /// Filters over `schema`'s columns pushed in while planning ended (dynamic ones among them),
+    /// which skip chunks as the scan runs.
+    runtime_filters: Vec<Arc<dyn PhysicalExpr>>,
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
 }
@@ -74,9 +81,24 @@ impl TreeBufExec {
             selection,
             partitions,
             limit,
+            runtime_filters: Vec::new(),
             properties: Arc::new(properties),
             metrics: ExecutionPlanMetricsSet::new(),
         }
+    }
+
+    /// This scan, with `filters` checked against each chunk's statistics before it is read.
+    fn with_runtime_filters(&self, filters: Vec<Arc<dyn PhysicalExpr>>) -> Self {
+        let mut scan = TreeBufExec::new(
+            self.locations.clone(),
+            self.archives.clone(),
+            Arc::clone(&self.schema),
+            Some(self.selection.clone()),
+            self.partitions.clone(),
+            self.limit,
+        );
+        scan.runtime_filters = [self.runtime_filters.clone(), filters].concat();
+        scan
     }
 
     /// The rows of the chunks of `partition` (all partitions for `None`).
@@ -217,7 +239,10 @@ impl ExecutionPlan for TreeBufExec {
             selection,
             chunks: chunks.clone().into_iter(),
             remaining: self.limit,
+            runtime_filters: RuntimeFilters::new(&self.schema, &self.runtime_filters),
             bytes_scanned: MetricBuilder::new(&self.metrics).counter("bytes_scanned", partition),
+            chunks_skipped: (MetricBuilder::new(&self.metrics))
+                .counter("chunks_skipped_at_run_time", partition),
         };
         Ok(Box::pin(RecordBatchStreamAdapter::new(
             Arc::clone(&self.schema),
@@ -300,6 +325,29 @@ impl ExecutionPlan for TreeBufExec {
             exprs,
             Arc::new(scan),
         )?)))
+    }
+
+    /// Takes the filters DataFusion pushes down once the plan is made (the dynamic filters of
+    /// top-k sorts and hash joins, say) to skip chunks by their statistics while it runs. The
+    /// operators above still apply them to the rows: they are not pushed down exactly.
+    fn handle_child_pushdown_result(
+        &self,
+        _phase: FilterPushdownPhase,
+        child_pushdown_result: ChildPushdownResult,
+        _config: &ConfigOptions,
+    ) -> Result<FilterPushdownPropagation<Arc<dyn ExecutionPlan>>> {
+        let filters: Vec<Arc<dyn PhysicalExpr>> = (child_pushdown_result.parent_filters)
+            .into_iter()
+            .map(|pushed| pushed.filter)
+            .collect();
+        let results = FilterPushdownPropagation::with_parent_pushdown_result(vec![
+            PushedDown::No;
+            filters.len()
+        ]);
+        if filters.is_empty() {
+            return Ok(results);
+        }
+        Ok(results.with_updated_node(Arc::new(self.with_runtime_filters(filters))))
     }
 
     fn metrics(&self) -> Option<MetricsSet> {
@@ -404,8 +452,11 @@ struct ChunkBatches {
     chunks: std::vec::IntoIter<ChunkRef>,
     /// Rows still wanted, if there is a limit.
     remaining: Option<usize>,
+    runtime_filters: RuntimeFilters,
     /// The bytes of the branches read.
     bytes_scanned: Count,
+    /// The chunks the runtime filters ruled out.
+    chunks_skipped: Count,
 }
 
 impl Iterator for ChunkBatches {
@@ -415,7 +466,13 @@ impl Iterator for ChunkBatches {
         if self.remaining == Some(0) {
             return None;
         }
-        let chunk = self.chunks.next()?;
+        let chunk = loop {
+            let chunk = self.chunks.next()?;
+            if self.runtime_filters.may_match(chunk.info(&self.archives)) {
+                break chunk;
+            }
+            self.chunks_skipped.add(1);
+        };
         let archive = &self.archives[chunk.archive];
         let read = read_chunk(
             archive,

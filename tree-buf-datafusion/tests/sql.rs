@@ -9,7 +9,7 @@ use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::catalog::TableProvider;
 use datafusion::physical_plan::displayable;
-use datafusion::prelude::{ParquetReadOptions, SessionContext};
+use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
 use tree_buf::{Encode, Value};
 use tree_buf_datafusion::{register, TreeBufTable};
@@ -212,6 +212,38 @@ async fn a_scan_reads_the_branches_of_its_columns_only() {
         pretty_format_batches(&batches).unwrap().to_string(),
         "+------+\n| n    |\n+------+\n| 1000 |\n+------+"
     );
+}
+
+#[tokio::test]
+async fn top_k_sorts_skip_chunks_as_their_threshold_tightens() {
+    // Years ascend with the rows: once the first chunk is sorted, the 3 earliest years are known,
+    // and the sort's dynamic filter (`year < 1903`) rules out every later chunk by its bounds.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seasons.tb");
+    write_archive(&path, &seasons(100), 10);
+    let config = SessionConfig::new().with_target_partitions(1);
+    let ctx = SessionContext::new_with_config(config);
+    ctx.register_table("seasons", Arc::new(TreeBufTable::open(&path).unwrap()))
+        .unwrap();
+    let sql = "SELECT year, player FROM seasons ORDER BY year LIMIT 3";
+    let (batches, plan) = support::run(&ctx, sql).await;
+    let got = pretty_format_batches(&batches).unwrap().to_string();
+    let expected = [
+        "+------+----------+",
+        "| year | player   |",
+        "+------+----------+",
+        "| 1900 | player00 |",
+        "| 1901 | player01 |",
+        "| 1902 | player02 |",
+        "+------+----------+",
+    ];
+    assert_eq!(got, expected.join("\n"));
+    let skipped = support::metric(plan.as_ref(), "chunks_skipped_at_run_time");
+    assert!(skipped >= 8, "{skipped} of the 9 later chunks skipped");
+    // Descending, the latest chunk comes last: the filter is never tight enough to skip one, and
+    // the answer is the same as without it.
+    let got = answer(&ctx, "SELECT year FROM seasons ORDER BY year DESC LIMIT 2").await;
+    assert!(got.contains("| 1999 |\n| 1998 |"), "{got}");
 }
 
 #[tokio::test]

@@ -20,11 +20,16 @@ pub async fn run(ctx: &SessionContext, sql: &str) -> (Vec<RecordBatch>, Arc<dyn 
 
 /// The bytes every tree-buf or Parquet scan in `plan` read, by their `bytes_scanned` metrics.
 pub fn scanned_bytes(plan: &dyn ExecutionPlan) -> usize {
+    metric(plan, "bytes_scanned")
+}
+
+/// The sum of the counter `name` over `plan` and every plan below it.
+pub fn metric(plan: &dyn ExecutionPlan, name: &str) -> usize {
     let own = (plan.metrics())
-        .and_then(|metrics| metrics.sum_by_name("bytes_scanned"))
+        .and_then(|metrics| metrics.sum_by_name(name))
         .map_or(0, |value| value.as_usize());
     own + (plan.children().iter())
-        .map(|child| scanned_bytes(child.as_ref()))
+        .map(|child| metric(child.as_ref(), name))
         .sum::<usize>()
 }
 
