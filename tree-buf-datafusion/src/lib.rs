@@ -15,6 +15,11 @@
 //! - **Only the chunks the filters can select from.** The archive's footer keeps, per chunk and
 //!   branch, the least and greatest value and the count of nulls; DataFusion's pruning predicate
 //!   skips every chunk they rule out. The filters are then applied to the rows read.
+//! - **Only the chunks that can still matter, as the query runs.** Filters DataFusion pushes
+//!   into a scan once the plan is made, such as the dynamic filter of a top-k sort (`ORDER BY
+//!   duration DESC LIMIT 5`: longer than the fifth longest so far) or of a hash join's build
+//!   side, are checked against each chunk's statistics just before it is read (the
+//!   `chunks_skipped_at_run_time` metric counts the chunks they skip).
 //! - **Chunks in parallel.** The chunks are spread over DataFusion's target partitions, in runs
 //!   of consecutive chunks.
 //!
