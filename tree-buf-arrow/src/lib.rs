@@ -68,7 +68,7 @@ use arrow_array::{
     Int64Array, Int8Array, ListArray, MapArray, NullArray, RecordBatch, RecordBatchOptions,
     StringArray, StructArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array, UnionArray,
 };
-use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{
     ArrowError, DataType, Field, Fields, Schema, SchemaRef, UnionFields, UnionMode,
 };
@@ -582,26 +582,28 @@ fn offsets(node: ColumnNode<'_>, lengths: &[u64]) -> Result<OffsetBuffer<i32>, E
 
 /// The values of an option `node` whose `presence` flags say which hold a value, the `present`
 /// ones (at least one, and not of the `Null` type), in order: absent values are null.
-fn spread(node: ColumnNode<'_>, present: ArrayRef, presence: &[bool]) -> Result<ArrayRef, Error> {
-    if !presence.contains(&false) {
+fn spread(
+    node: ColumnNode<'_>,
+    present: ArrayRef,
+    presence: BooleanBuffer,
+) -> Result<ArrayRef, Error> {
+    if presence.count_set_bits() == presence.len() {
         return Ok(present);
     }
-    let last = u32::try_from(present.len().saturating_sub(1))
-        .ok()
-        .filter(|_| u32::try_from(presence.len()).is_ok())
-        .ok_or_else(|| unsupported(node, "more options than 32-bit positions reach"))?;
-    // Each value's place among the present ones; an absent value takes any present one, which
-    // its null hides.
-    let mut next = 0u32;
-    let places: Vec<u32> = (presence.iter())
-        .map(|&present| {
-            let place = next.min(last);
-            next += u32::from(present);
-            place
-        })
-        .collect();
+    if u32::try_from(presence.len()).is_err() {
+        return Err(unsupported(
+            node,
+            "more options than 32-bit positions reach",
+        ));
+    }
+    // Each present value's place among the present ones; an absent value takes the first
+    // present one, which its null hides.
+    let mut places = vec![0u32; presence.len()];
+    for (place, index) in presence.set_indices().enumerate() {
+        places[index] = place as u32;
+    }
     let spread = arrow_select::take::take(&present, &UInt32Array::from(places), None)?;
-    let nulls = NullBuffer::union(Some(&NullBuffer::from(presence)), spread.nulls());
+    let nulls = NullBuffer::union(Some(&NullBuffer::new(presence)), spread.nulls());
     let data = spread.to_data().into_builder().nulls(nulls);
     // SAFETY: `take` made a valid array, of a type that has a validity bitmap (not `Null`, nor a
     // union, which no option holds); only that bitmap is replaced, by one of the same length.
@@ -658,12 +660,14 @@ fn selected_array<'r>(
         NodeType::Str => options.strings.array(node, columns.strings(node)?)?,
         NodeType::Option => {
             let data_type = data_type(node, selection, options)?.0;
-            let presence = columns.presence(node)?;
-            if !presence.contains(&true) || data_type == DataType::Null {
-                return Ok(new_null_array(&data_type, presence.len()));
+            let count = columns.count(node)?;
+            let bits = columns.presence_bits(node)?;
+            let presence = BooleanBuffer::new(Buffer::from(bits.as_ref()), 0, count);
+            if presence.count_set_bits() == 0 || data_type == DataType::Null {
+                return Ok(new_null_array(&data_type, count));
             }
             let present = selected_array(columns, only_child(node)?, selection, options)?;
-            spread(node, present, &presence)?
+            spread(node, present, presence)?
         }
         NodeType::Seq => {
             let offsets = offsets(node, &columns.lengths(node)?)?;
@@ -809,6 +813,12 @@ mod tests {
         let pair = only_child(inner).unwrap();
         let outer_presence = columns.presence(outer).unwrap();
         let inner_presence = columns.presence(inner).unwrap();
+        // The flags as packed bits are the same flags.
+        for (node, flags) in [(outer, &outer_presence), (inner, &inner_presence)] {
+            let bits = columns.presence_bits(node).unwrap();
+            let bits = BooleanBuffer::new(Buffer::from(bits.as_ref()), 0, flags.len());
+            assert_eq!(bits, BooleanBuffer::from(flags.as_slice()));
+        }
         let options = ArrowOptions::default();
         for layout in [
             StringLayout::Utf8,
@@ -817,17 +827,19 @@ mod tests {
         ] {
             let options = options.strings(layout);
             let pairs = array(&mut columns, pair, &options).unwrap();
-            let inner_array = spread(inner, Arc::clone(&pairs), &inner_presence).unwrap();
+            let inner_bits = BooleanBuffer::from(inner_presence.as_slice());
+            let inner_array = spread(inner, Arc::clone(&pairs), inner_bits).unwrap();
             assert_eq!(&inner_array, &spread_plainly(&pairs, &inner_presence));
-            let outer_array = spread(outer, Arc::clone(&inner_array), &outer_presence).unwrap();
+            let outer_bits = BooleanBuffer::from(outer_presence.as_slice());
+            let outer_array = spread(outer, Arc::clone(&inner_array), outer_bits).unwrap();
             assert_eq!(&outer_array, &spread_plainly(&inner_array, &outer_presence));
             outer_array.to_data().validate_full().unwrap();
             assert_eq!(outer_array.null_count(), 27);
         }
         // Every value present: the present values as they are.
-        let all = [true; 3];
+        let all = BooleanBuffer::new_set(3);
         let values: ArrayRef = Arc::new(UInt8Array::from(vec![1, 2, 3]));
-        assert_eq!(&spread(outer, Arc::clone(&values), &all).unwrap(), &values);
+        assert_eq!(&spread(outer, Arc::clone(&values), all).unwrap(), &values);
     }
 
     #[test]

@@ -97,7 +97,13 @@ impl TreeBufExec {
             self.partitions.clone(),
             self.limit,
         );
-        scan.runtime_filters = [self.runtime_filters.clone(), filters].concat();
+        scan.runtime_filters = self.runtime_filters.clone();
+        // A filter pushed in both phases (a static one) is checked once.
+        for filter in filters {
+            if !scan.runtime_filters.contains(&filter) {
+                scan.runtime_filters.push(filter);
+            }
+        }
         scan
     }
 

@@ -132,6 +132,28 @@ impl<'r> Columns<'r> {
         self.ctx.presence(node.0, count)
     }
 
+    /// The presence flags of an option node as packed bits: bit `i % 8` of byte `i / 8` (least
+    /// significant first) says whether value `i` is present, and the bits past the last are 0.
+    /// That is the layout of Arrow's validity bitmaps, and the one files store flags in where
+    /// they do not run-length code them, so those are lent without a copy.
+    ///
+    /// ```
+    /// use tree_buf::Reader;
+    ///
+    /// let hits = vec![Some(3u16), None, Some(7), Some(1)];
+    /// let bytes = tree_buf::encode(&hits);
+    /// let reader = Reader::new(&bytes)?;
+    /// let mut columns = reader.columns()?;
+    /// let bits = columns.presence_bits(columns.find("[]")?)?;
+    /// assert_eq!(*bits, [0b1101]);
+    /// # Ok::<(), tree_buf::DecodeError>(())
+    /// ```
+    pub fn presence_bits(&mut self, node: ColumnNode<'r>) -> Result<Cow<'r, [u8]>, DecodeError> {
+        self.expect(node, &[NodeType::Option], "an option")?;
+        let count = self.count(node)?;
+        self.ctx.presence_bits(node.0, count)
+    }
+
     /// The length of each value of a sequence or map node.
     pub fn lengths(&mut self, node: ColumnNode<'r>) -> Result<Vec<u64>, DecodeError> {
         self.expect(node, &[NodeType::Seq, NodeType::Map], "a sequence or map")?;

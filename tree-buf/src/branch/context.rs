@@ -19,6 +19,7 @@
 //! have on one thread ([`DecodeContext::earlier_error`]).
 
 use std::any::TypeId;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -312,7 +313,7 @@ impl<'a> DecodeContext<'a> {
         node: NodeRef<'_>,
         count: usize,
         bytes_each: usize,
-        decode: impl FnOnce(&[u8], usize, &mut Budget) -> Result<T, DecodeError>,
+        decode: impl FnOnce(&'a [u8], usize, &mut Budget) -> Result<T, DecodeError>,
     ) -> Result<T, DecodeError> {
         // The branch of a node with no values is never read (FORMAT.md, "Streams of no values").
         if count == 0 {
@@ -365,6 +366,17 @@ impl<'a> DecodeContext<'a> {
         count: usize,
     ) -> Result<Vec<bool>, DecodeError> {
         self.shaping(node, count, 1, bools::decode)
+    }
+
+    /// The presence flags of an option node with `count` values as packed bits, least
+    /// significant first (Arrow's validity bitmaps): lent from the branch where it stores them
+    /// so.
+    pub(crate) fn presence_bits(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+    ) -> Result<Cow<'a, [u8]>, DecodeError> {
+        self.shaping(node, count, 1, bools::decode_bits)
     }
 
     /// The `count` discriminants of an enum or union node.

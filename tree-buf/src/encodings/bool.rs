@@ -10,6 +10,8 @@
 //!              | zstd                         tag 0x08, see `zstd`: around a bool_stream
 //! ```
 
+use std::borrow::Cow;
+
 use super::budget::Budget;
 use super::bytes::{write_varint, ByteReader};
 use super::describe::{Codec, Describer, Encoding};
@@ -58,12 +60,14 @@ impl<'a> BoolStream<'a> {
         })
     }
 
-    fn decode(
+    /// The `count` booleans of the stream, checked whole: the packed bits as they are stored,
+    /// or the runs' lengths.
+    fn check(
         self,
         count: usize,
         budget: &mut Budget,
         depth: usize,
-    ) -> Result<Vec<bool>, DecodeError> {
+    ) -> Result<Checked<'a>, DecodeError> {
         match self {
             BoolStream::Packed(data) => {
                 if data.len() != count.div_ceil(8) {
@@ -77,9 +81,7 @@ impl<'a> BoolStream<'a> {
                 {
                     return Err(corrupt("packed booleans have bits set past the last value"));
                 }
-                Ok((0..count)
-                    .map(|i| data[i / 8] >> (i % 8) & 1 == 1)
-                    .collect())
+                Ok(Checked::Packed(Cow::Borrowed(data)))
             }
             BoolStream::Rle {
                 first,
@@ -91,32 +93,32 @@ impl<'a> BoolStream<'a> {
                 }
                 budget.charge(runs, 8)?;
                 let lengths = int::decode_nested::<u64>(lengths, runs, budget, depth + 1)?;
-                let mut values = Vec::with_capacity(count);
-                let mut value = first;
-                for length in lengths {
-                    let length = usize::try_from(length)
-                        .ok()
-                        .and_then(|l| l.checked_add(1))
-                        .filter(|&l| l <= count - values.len());
-                    let Some(length) = length else {
-                        return Err(corrupt(format!(
-                            "runs add up to more than {count} booleans"
-                        )));
-                    };
-                    values.resize(values.len() + length, value);
-                    value = !value;
-                }
-                if values.len() != count {
+                let mut total = 0usize;
+                let lengths = (lengths.into_iter())
+                    .map(|length| {
+                        let length = usize::try_from(length)
+                            .ok()
+                            .and_then(|l| l.checked_add(1))
+                            .filter(|&l| l <= count - total);
+                        let Some(length) = length else {
+                            return Err(corrupt(format!(
+                                "runs add up to more than {count} booleans"
+                            )));
+                        };
+                        total += length;
+                        Ok(length)
+                    })
+                    .collect::<Result<Vec<usize>, _>>()?;
+                if total != count {
                     return Err(corrupt(format!(
-                        "runs add up to {} booleans, not {count}",
-                        values.len()
+                        "runs add up to {total} booleans, not {count}"
                     )));
                 }
-                Ok(values)
+                Ok(Checked::Runs { first, lengths })
             }
             BoolStream::Zstd(frame) => {
                 let inner = frame.decompress(count / 4 + 1024, budget)?;
-                decode_nested(&inner, count, budget, depth + 1)
+                Ok(check_nested(&inner, count, budget, depth + 1)?.into_owned())
             }
         }
     }
@@ -184,26 +186,110 @@ fn run_lengths(values: &[bool]) -> Option<Vec<u64>> {
     })
 }
 
+/// The booleans of a stream, checked: as many as asked for, and nothing past them.
+enum Checked<'a> {
+    /// Bit `i % 8` of byte `i / 8` is value `i`, as stored; the bits past the last are 0.
+    Packed(Cow<'a, [u8]>),
+    /// Runs of equal values, alternating from `first`; their lengths add up to the count.
+    Runs { first: bool, lengths: Vec<usize> },
+}
+
+impl<'a> Checked<'a> {
+    fn into_owned(self) -> Checked<'static> {
+        match self {
+            Checked::Packed(bits) => Checked::Packed(Cow::Owned(bits.into_owned())),
+            Checked::Runs { first, lengths } => Checked::Runs { first, lengths },
+        }
+    }
+
+    fn into_bools(self, count: usize) -> Vec<bool> {
+        match self {
+            Checked::Packed(bits) => {
+                let mut values = Vec::with_capacity(bits.len() * 8);
+                for &byte in bits.iter() {
+                    values.extend((0..8).map(|bit| byte >> bit & 1 == 1));
+                }
+                values.truncate(count);
+                values
+            }
+            Checked::Runs { first, lengths } => {
+                let mut values = Vec::with_capacity(count);
+                let mut value = first;
+                for length in lengths {
+                    values.resize(values.len() + length, value);
+                    value = !value;
+                }
+                values
+            }
+        }
+    }
+
+    fn into_bits(self, count: usize) -> Cow<'a, [u8]> {
+        match self {
+            Checked::Packed(bits) => bits,
+            Checked::Runs { first, lengths } => {
+                let mut bits = vec![0u8; count.div_ceil(8)];
+                let (mut start, mut value) = (0, first);
+                for length in lengths {
+                    if value {
+                        set_bits(&mut bits, start, start + length);
+                    }
+                    start += length;
+                    value = !value;
+                }
+                Cow::Owned(bits)
+            }
+        }
+    }
+}
+
+/// Sets bits `start..end` of `bits` (least significant first), whole bytes at a time.
+fn set_bits(bits: &mut [u8], start: usize, end: usize) {
+    let mut at = start;
+    while at < end && !at.is_multiple_of(8) {
+        bits[at / 8] |= 1 << (at % 8);
+        at += 1;
+    }
+    let whole = (end - at) / 8;
+    bits[at / 8..at / 8 + whole].fill(u8::MAX);
+    at += whole * 8;
+    while at < end {
+        bits[at / 8] |= 1 << (at % 8);
+        at += 1;
+    }
+}
+
 /// Decodes `count` booleans. The caller has charged the budget for them.
 pub(crate) fn decode(
     bytes: &[u8],
     count: usize,
     budget: &mut Budget,
 ) -> Result<Vec<bool>, DecodeError> {
-    decode_nested(bytes, count, budget, 0)
+    Ok(check_nested(bytes, count, budget, 0)?.into_bools(count))
 }
 
-fn decode_nested(
-    bytes: &[u8],
+/// Decodes `count` booleans as packed bits: bit `i % 8` of byte `i / 8` (least significant
+/// first) is value `i`, and the bits past the last are 0, the layout of Arrow's bitmaps. Packed
+/// streams are lent as they are. The caller has charged the budget for them.
+pub(crate) fn decode_bits<'a>(
+    bytes: &'a [u8],
+    count: usize,
+    budget: &mut Budget,
+) -> Result<Cow<'a, [u8]>, DecodeError> {
+    Ok(check_nested(bytes, count, budget, 0)?.into_bits(count))
+}
+
+fn check_nested<'a>(
+    bytes: &'a [u8],
     count: usize,
     budget: &mut Budget,
     depth: usize,
-) -> Result<Vec<bool>, DecodeError> {
+) -> Result<Checked<'a>, DecodeError> {
     check_depth(depth)?;
     if is_empty_form(bytes, count) {
-        return Ok(Vec::new());
+        return Ok(Checked::Packed(Cow::Borrowed(&[])));
     }
-    BoolStream::parse(bytes)?.decode(count, budget, depth)
+    BoolStream::parse(bytes)?.check(count, budget, depth)
 }
 
 /// The encoding of a boolean stream.
@@ -225,6 +311,13 @@ mod tests {
             "{}",
             describe(&out, Describer::new(true))
         );
+        // As packed bits, whatever the stream's codec: the same values, least significant first.
+        let bits = decode_bits(&out, values.len(), &mut Budget::new(u64::MAX)).unwrap();
+        let mut packed = vec![0u8; values.len().div_ceil(8)];
+        for (i, _) in values.iter().enumerate().filter(|(_, &value)| value) {
+            packed[i / 8] |= 1 << (i % 8);
+        }
+        assert_eq!(*bits, packed, "{}", describe(&out, Describer::new(true)));
         out.len()
     }
 
