@@ -210,11 +210,10 @@ pub(crate) fn values_below(
     ctx: &mut DecodeContext<'_>,
 ) -> Result<usize, DecodeError> {
     let below = match node.node_type() {
-        NodeType::Option => ctx
-            .presence(node, count)?
-            .into_iter()
-            .filter(|&present| present)
-            .count(),
+        // The bits past the last value are 0.
+        NodeType::Option => (ctx.presence_bits(node, count)?.iter())
+            .map(|byte| byte.count_ones() as usize)
+            .sum(),
         NodeType::Seq | NodeType::Map => ctx.lengths(node, count)?.1,
         NodeType::Array => node.array_items(count)?,
         NodeType::Enum | NodeType::Union => ctx

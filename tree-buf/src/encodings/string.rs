@@ -624,20 +624,16 @@ impl<'a> StrStream<'a> {
                 let table = decode_nested(values, distinct, budget, depth + 1)?.into_plain();
                 budget.charge(count, 4)?;
                 let indices = int::decode_nested::<u32>(indices, count, budget, depth + 1)?;
-                if indices
-                    .iter()
-                    .max()
-                    .is_some_and(|&max| max as usize >= table.len())
-                {
-                    let past = indices.iter().find(|&&i| i as usize >= table.len());
-                    return Err(corrupt(format!(
-                        "string index {} past the {distinct} entries",
-                        past.copied().unwrap_or_default()
-                    )));
-                }
                 // Every value becomes a string of its own: charge the text the indices stand
                 // for, which can be far more than the dictionary holds.
-                budget.charge(indexed_text(&table, &indices), 1)?;
+                let text = indexed_text(&table, &indices).ok_or_else(|| {
+                    let past = indices.iter().find(|&&i| i as usize >= table.len());
+                    corrupt(format!(
+                        "string index {} past the {distinct} entries",
+                        past.copied().unwrap_or_default()
+                    ))
+                })?;
+                budget.charge(text, 1)?;
                 Ok(Strings::Indexed { table, indices })
             }
             StrStream::Keyed(_) => Err(corrupt(
@@ -781,8 +777,9 @@ pub(crate) fn decode_keyed<'t, S: AsRef<str>>(
         joined.append(&exceptions);
         joined.into_decoded()
     };
-    // As for a dictionary: charge the text the strings stand for.
-    budget.charge(indexed_text(&table, &indices), 1)?;
+    // As for a dictionary: charge the text the strings stand for (every index is in the table,
+    // a key's rank or an exception's place after it).
+    budget.charge(indexed_text(&table, &indices).unwrap_or(usize::MAX), 1)?;
     Ok(Strings::Indexed { table, indices })
 }
 
@@ -842,11 +839,12 @@ fn not_utf8(error: std::str::Utf8Error) -> DecodeError {
     corrupt(format!("string bytes are not UTF-8: {error}"))
 }
 
-/// The bytes of all the strings that `indices` (each valid) pick from `table`.
-fn indexed_text<S>(table: &StrColumn<S>, indices: &[u32]) -> usize {
+/// The bytes of all the strings that `indices` pick from `table`; `None` if an index is past
+/// its end. One pass checks the indices and counts the text.
+fn indexed_text<S>(table: &StrColumn<S>, indices: &[u32]) -> Option<usize> {
     let lengths: Vec<usize> = table.lengths().collect();
-    (indices.iter()).fold(0usize, |sum, &index| {
-        sum.saturating_add(lengths.get(index as usize).copied().unwrap_or_default())
+    (indices.iter()).try_fold(0usize, |sum, &index| {
+        Some(sum.saturating_add(*lengths.get(index as usize)?))
     })
 }
 
