@@ -29,8 +29,8 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{
-    new_empty_array, new_null_array, Array, ArrayRef, FixedSizeListArray, LargeListArray,
-    ListArray, MapArray, RecordBatch, RecordBatchOptions, StructArray, UnionArray,
+    new_empty_array, new_null_array, Array, ArrayRef, FixedSizeListArray, GenericListArray,
+    MapArray, OffsetSizeTrait, RecordBatch, RecordBatchOptions, StructArray, UnionArray,
 };
 use arrow_buffer::ScalarBuffer;
 use arrow_cast::{cast_with_options, CastOptions};
@@ -437,25 +437,9 @@ fn conform_array(array: &ArrayRef, to: &DataType, path: &str) -> Result<ArrayRef
                 array.len(),
             )?)
         }
-        (DataType::List(_), DataType::List(item)) => {
-            let list = array.as_list::<i32>();
-            let values = conform_array(list.values(), item.data_type(), path)?;
-            Arc::new(ListArray::try_new(
-                Arc::clone(item),
-                list.offsets().clone(),
-                values,
-                list.nulls().cloned(),
-            )?)
-        }
+        (DataType::List(_), DataType::List(item)) => conform_list::<i32>(array, item, path)?,
         (DataType::LargeList(_), DataType::LargeList(item)) => {
-            let list = array.as_list::<i64>();
-            let values = conform_array(list.values(), item.data_type(), path)?;
-            Arc::new(LargeListArray::try_new(
-                Arc::clone(item),
-                list.offsets().clone(),
-                values,
-                list.nulls().cloned(),
-            )?)
+            conform_list::<i64>(array, item, path)?
         }
         (DataType::FixedSizeList(_, len), DataType::FixedSizeList(item, to_len))
             if len == to_len =>
@@ -505,6 +489,22 @@ fn conform_array(array: &ArrayRef, to: &DataType, path: &str) -> Result<ArrayRef
         }
         _ => cast(array, to)?,
     })
+}
+
+/// A list array with `O` offsets as one whose items are of `item`'s type.
+fn conform_list<O: OffsetSizeTrait>(
+    array: &ArrayRef,
+    item: &FieldRef,
+    path: &str,
+) -> Result<ArrayRef, Error> {
+    let list = array.as_list::<O>();
+    let values = conform_array(list.values(), item.data_type(), path)?;
+    Ok(Arc::new(GenericListArray::<O>::try_new(
+        Arc::clone(item),
+        list.offsets().clone(),
+        values,
+        list.nulls().cloned(),
+    )?))
 }
 
 /// A union as a union of more members: each row's member found by name in `members`.
@@ -563,7 +563,9 @@ fn cast(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, ArrowError> {
 
 #[cfg(test)]
 mod tests {
-    use arrow_array::{Float64Array, Int32Array, Int64Array, StringArray, UInt64Array, UInt8Array};
+    use arrow_array::{
+        Float64Array, Int32Array, Int64Array, ListArray, StringArray, UInt64Array, UInt8Array,
+    };
     use arrow_schema::UnionMode;
 
     use super::*;
