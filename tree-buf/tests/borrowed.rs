@@ -226,6 +226,48 @@ fn compressed_columns_borrow_from_a_reader_and_are_errors_without_one() {
 }
 
 #[test]
+fn byte_slices_read_wider_integers_through_a_reader_as_byte_vectors_do() {
+    #[derive(Encode)]
+    struct Wide {
+        bytes: Vec<u32>,
+    }
+    #[derive(Decode, Debug, PartialEq)]
+    struct Owned {
+        bytes: Vec<u8>,
+    }
+    #[derive(Decode, Debug, PartialEq)]
+    struct Lent<'a> {
+        bytes: &'a [u8],
+    }
+    let rows: Vec<Wide> = (0..50u32)
+        .map(|i| Wide {
+            bytes: (0..i % 7).map(|b| (b * 37 + i) % 256).collect(),
+        })
+        .collect();
+    let bytes = encode(&rows);
+    let owned: Vec<Owned> = decode(&bytes).unwrap();
+    // A reader narrows the column once, as `Vec<u8>` reads it, keeps it, and lends it.
+    let reader = Reader::new(&bytes).unwrap();
+    let lent: Vec<Lent<'_>> = reader.decode().unwrap();
+    assert!(lent
+        .iter()
+        .zip(&owned)
+        .all(|(lent, owned)| lent.bytes == owned.bytes));
+    // Straight from the bytes there is nothing to lend.
+    let error = decode::<Vec<Lent<'_>>>(&bytes).unwrap_err();
+    assert_eq!(error.kind(), DecodeErrorKind::SchemaMismatch);
+    // A value past 255 fits neither.
+    let bytes = encode(&vec![Wide {
+        bytes: vec![7, 300],
+    }]);
+    let reader = Reader::new(&bytes).unwrap();
+    let error = reader.decode::<Vec<Lent<'_>>>().unwrap_err();
+    assert_eq!(error.kind(), DecodeErrorKind::SchemaMismatch);
+    assert!(error.to_string().contains("300"), "{error}");
+    assert!(decode::<Vec<Owned>>(&bytes).is_err());
+}
+
+#[test]
 fn a_dictionary_column_lends_its_strings() {
     let words: Vec<&str> = (0..300).map(|i| ["red", "green", "blue"][i % 3]).collect();
     let bytes = encode(&words);

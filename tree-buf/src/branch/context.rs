@@ -505,20 +505,27 @@ impl<'a> DecodeContext<'a> {
         })
     }
 
-    /// The `count` bytes of `node`'s branch of `u8`s for as long as the context's bytes: lent
-    /// from the branch if it holds them as they are, else decoded and kept where the context
-    /// keeps columns; an error if it keeps none.
+    /// The `count` values of `node`'s branch of integers as bytes for as long as the context's
+    /// bytes: lent from the branch if it holds `u8`s as they are, else made by `decode` (of
+    /// `bytes_each` bytes a value while it works) and kept where the context keeps columns; an
+    /// error if it keeps none.
     pub(crate) fn lent_bytes(
         &mut self,
         node: NodeRef<'_>,
         count: usize,
+        bytes_each: usize,
+        decode: impl FnOnce(&[u8], usize, &mut Budget) -> Result<Vec<u8>, DecodeError> + Send + 'a,
     ) -> Result<Leaf<&'a [u8]>, DecodeError> {
         let kept = self.kept(node);
-        self.leaf(node, count, 1, move |branch, count, budget| {
-            if let Some(bytes) = int::bytes_as_they_are(branch, count) {
+        let as_they_are = node.node_type() == NodeType::U8;
+        self.leaf(node, count, bytes_each, move |branch, count, budget| {
+            if let Some(bytes) = as_they_are
+                .then(|| int::bytes_as_they_are(branch, count))
+                .flatten()
+            {
                 return Ok(bytes);
             }
-            let bytes = int::decode::<u8>(branch, count, budget)?;
+            let bytes = decode(branch, count, budget)?;
             kept.map(|kept| kept.bytes(bytes))
                 .ok_or_else(|| string::not_lent("bytes"))
         })

@@ -12,6 +12,8 @@ use std::vec::IntoIter;
 use super::derive_support::check_unit;
 use super::{is_empty_void, Decode, Encode, ValueDecoder, ValueEncoder};
 use crate::branch::{Column, DecodeContext, EncodeResult, Leaf, SchemaWriter, Words};
+use crate::encodings::budget::Budget;
+use crate::encodings::int;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::schema::{NodeRef, NodeType};
 
@@ -129,7 +131,7 @@ key_order!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, bool,
 
 /// An integer type as stored: its node type and the word holding its bit pattern.
 trait StoredInt: Copy {
-    type Word: crate::encodings::int::Word;
+    type Word: int::Word;
     fn from_word(word: Self::Word) -> Self;
 }
 
@@ -165,29 +167,77 @@ where
     };
     let node_type = node.node_type();
     ctx.words::<S::Word, _>(node, count, extra, move |words| {
-        let convert = |word| T::try_from(S::from_word(word));
-        // One pass checks every value, without an exit the compiler would have to keep (none
-        // at all where every value fits), so that the conversion needs no checks.
-        let fit = words
-            .iter()
-            .fold(true, |fit, &word| fit & convert(word).is_ok());
-        if let (false, Some(&word)) = (fit, words.iter().find(|&&word| convert(word).is_err())) {
-            return Err(DecodeError::new(
-                DecodeErrorKind::SchemaMismatch,
-                "",
-                format!(
-                    "the file has {node_type} here, and its value {} does not fit in the \
-                     type's {}",
-                    S::from_word(word),
-                    std::any::type_name::<T>()
-                ),
-            ));
-        }
-        let values: Vec<T> = (words.into_iter())
-            .map(|word| convert(word).unwrap_or_default())
-            .collect();
-        Ok(values.into_iter())
+        Ok(narrowed::<S, T>(words, node_type)?.into_iter())
     })
+}
+
+/// The stored integers `words` of a node of `node_type` as `T`; an error if `T` cannot hold one
+/// of them.
+fn narrowed<S, T>(words: Vec<S::Word>, node_type: NodeType) -> Result<Vec<T>, DecodeError>
+where
+    S: StoredInt + std::fmt::Display,
+    T: TryFrom<S> + Default,
+{
+    let convert = |word| T::try_from(S::from_word(word));
+    // One pass checks every value, without an exit the compiler would have to keep (none at all
+    // where every value fits), so that the conversion needs no checks.
+    let fit = words
+        .iter()
+        .fold(true, |fit, &word| fit & convert(word).is_ok());
+    if let (false, Some(&word)) = (fit, words.iter().find(|&&word| convert(word).is_err())) {
+        return Err(DecodeError::new(
+            DecodeErrorKind::SchemaMismatch,
+            "",
+            format!(
+                "the file has {node_type} here, and its value {} does not fit in the type's {}",
+                S::from_word(word),
+                std::any::type_name::<T>()
+            ),
+        ));
+    }
+    Ok((words.into_iter())
+        .map(|word| convert(word).unwrap_or_default())
+        .collect())
+}
+
+/// The `count` integers of a branch of a node of integer type `node_type` as bytes, as a `u8`
+/// field reads them (an error if one does not fit), for byte slices lent from what a reader
+/// keeps.
+pub(crate) fn int_bytes(
+    node_type: NodeType,
+    branch: &[u8],
+    count: usize,
+    budget: &mut Budget,
+) -> Result<Vec<u8>, DecodeError> {
+    fn read<S>(
+        node_type: NodeType,
+        branch: &[u8],
+        count: usize,
+        budget: &mut Budget,
+    ) -> Result<Vec<u8>, DecodeError>
+    where
+        S: StoredInt + std::fmt::Display,
+        u8: TryFrom<S>,
+    {
+        narrowed::<S, u8>(int::decode::<S::Word>(branch, count, budget)?, node_type)
+    }
+    match node_type {
+        NodeType::U8 => int::decode::<u8>(branch, count, budget),
+        NodeType::U16 => read::<u16>(node_type, branch, count, budget),
+        NodeType::U32 => read::<u32>(node_type, branch, count, budget),
+        NodeType::U64 => read::<u64>(node_type, branch, count, budget),
+        NodeType::U128 => read::<u128>(node_type, branch, count, budget),
+        NodeType::I8 => read::<i8>(node_type, branch, count, budget),
+        NodeType::I16 => read::<i16>(node_type, branch, count, budget),
+        NodeType::I32 => read::<i32>(node_type, branch, count, budget),
+        NodeType::I64 => read::<i64>(node_type, branch, count, budget),
+        NodeType::I128 => read::<i128>(node_type, branch, count, budget),
+        other => Err(DecodeError::new(
+            DecodeErrorKind::SchemaMismatch,
+            "",
+            format!("the file has {other} here, the type expects u8"),
+        )),
+    }
 }
 
 /// Registers any integer node as integers of type `T`.

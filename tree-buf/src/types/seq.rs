@@ -11,6 +11,7 @@ use std::hash::{BuildHasher, Hash};
 use std::cmp::Ordering;
 
 use super::encoded_order::{by_encoding, cmp_items, sort_by_encoded_key};
+use super::primitives::int_bytes;
 use super::{is_empty_void, Decode, Encode, Indirect, Lazy, ValueDecoder, ValueEncoder};
 use crate::branch::{DecodeContext, EncodeResult, Leaf, SchemaWriter};
 use crate::error::{DecodeError, DecodeErrorKind};
@@ -303,8 +304,15 @@ unsafe impl<'de: 'a, 'a> ValueDecoder<'de, &'a [u8]> for BytesRefDecoder<'de> {
         let items = node.child(0).unwrap_or_else(|| node.void());
         let bytes = if total == 0 {
             Leaf::empty()
-        } else if items.node_type() == NodeType::U8 {
-            ctx.lent_bytes(items, total)?
+        } else if let Some(word_bytes) = int_width(items.node_type()) {
+            // Wider integers are narrowed as a `u8` field reads them, and kept by a reader.
+            let node_type = items.node_type();
+            ctx.lent_bytes(
+                items,
+                total,
+                word_bytes + 1,
+                move |branch, count, budget| int_bytes(node_type, branch, count, budget),
+            )?
         } else {
             return Err(items.mismatch("u8"));
         };
@@ -322,6 +330,19 @@ unsafe impl<'de: 'a, 'a> ValueDecoder<'de, &'a [u8]> for BytesRefDecoder<'de> {
         let bytes: &'de [u8] = self.bytes.column();
         bytes.get(start..self.position).unwrap_or_default()
     }
+}
+
+/// The bytes of the words of an integer node type; `None` for other types.
+fn int_width(node_type: NodeType) -> Option<usize> {
+    use NodeType::*;
+    Some(match node_type {
+        U8 | I8 => 1,
+        U16 | I16 => 2,
+        U32 | I32 => 4,
+        U64 | I64 => 8,
+        U128 | I128 => 16,
+        _ => return None,
+    })
 }
 
 impl<'de: 'a, 'a> Decode<'de> for &'a [u8] {
