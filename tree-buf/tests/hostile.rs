@@ -411,6 +411,12 @@ fn the_deepest_legal_schema_decodes_without_overflowing_a_small_stack() {
             let value = decode::<Value>(&bytes).unwrap();
             assert_eq!(value, Value::Unsigned(7));
             assert_kind::<Value>(&too_deep, DecodeErrorKind::LimitExceeded);
+            // serde's visitors add their own frames to every level.
+            #[cfg(feature = "serde")]
+            {
+                let value: serde_json::Value = tree_buf::serde::from_slice(&bytes).unwrap();
+                assert_eq!(value, serde_json::json!(7));
+            }
         })
         .unwrap()
         .join()

@@ -36,6 +36,8 @@ fn key(name: &str) -> de::value::StrDeserializer<'_, DecodeError> {
 pub(super) struct Slot<'t, 'a> {
     node: NodeRef<'t>,
     count: usize,
+    /// The slots between it and the root: values nest no deeper than their slots do.
+    depth: usize,
     /// The node's cursors, once a value is read.
     built: Option<Built<'t, 'a>>,
 }
@@ -176,11 +178,22 @@ fn words<'a, W: Word + 'a>(
 }
 
 impl<'t, 'a> Slot<'t, 'a> {
-    /// The `count` values under `node`.
-    pub(super) fn new(node: NodeRef<'t>, count: usize) -> Self {
+    /// The `count` values under `node`, the root of the values read.
+    pub(super) fn root(node: NodeRef<'t>, count: usize) -> Self {
         Slot {
             node,
             count,
+            depth: 0,
+            built: None,
+        }
+    }
+
+    /// The `count` values under `node`, a child of this slot's node.
+    fn child(&self, node: NodeRef<'t>, count: usize) -> Self {
+        Slot {
+            node,
+            count,
+            depth: self.depth + 1,
             built: None,
         }
     }
@@ -199,18 +212,17 @@ impl<'t, 'a> Slot<'t, 'a> {
 
     #[cold]
     fn build(&mut self, ctx: &mut DecodeContext<'a>) -> Result<(), DecodeError> {
-        let built = build(self.node, self.count, ctx)
-            .map_err(|e| e.at_path_if_unset(|| self.node.path()))?;
+        let built = build(self, ctx).map_err(|e| e.at_path_if_unset(|| self.node.path()))?;
         self.built = Some(built);
         Ok(())
     }
 }
 
 fn build<'t, 'a>(
-    node: NodeRef<'t>,
-    count: usize,
+    slot: &Slot<'t, 'a>,
     ctx: &mut DecodeContext<'a>,
 ) -> Result<Built<'t, 'a>, DecodeError> {
+    let (node, count) = (slot.node, slot.count);
     if count == 0 || is_empty_void(node, count)? {
         return Ok(Built::Null);
     }
@@ -256,27 +268,27 @@ fn build<'t, 'a>(
             let present = presence.iter().filter(|&&p| p).count();
             Built::Option {
                 presence: presence.into_iter(),
-                inner: Box::new(Slot::new(child(0), present)),
+                inner: Box::new(slot.child(child(0), present)),
             }
         }
         NodeType::Seq | NodeType::Array => {
             let (lengths, total) = read_lengths(node, count, ctx, "a sequence")?;
             Built::Seq {
                 lengths,
-                items: Box::new(Slot::new(child(0), total)),
+                items: Box::new(slot.child(child(0), total)),
             }
         }
         NodeType::Map => {
             let (lengths, total) = ctx.lengths(node, count)?;
             Built::Map {
                 lengths: lengths.into_iter(),
-                keys: Box::new(Slot::new(child(0), total)),
-                values: Box::new(Slot::new(child(1), total)),
+                keys: Box::new(slot.child(child(0), total)),
+                values: Box::new(slot.child(child(1), total)),
             }
         }
-        NodeType::Tuple => Built::Tuple(node.children().map(|c| Slot::new(c, count)).collect()),
+        NodeType::Tuple => Built::Tuple(node.children().map(|c| slot.child(c, count)).collect()),
         NodeType::Struct => Built::Struct {
-            fields: node.children().map(|c| Slot::new(c, count)).collect(),
+            fields: node.children().map(|c| slot.child(c, count)).collect(),
             all: (node.children())
                 .map(|c| c.name().unwrap_or_default())
                 .enumerate()
@@ -290,7 +302,7 @@ fn build<'t, 'a>(
                 variants: node
                     .children()
                     .zip(counts)
-                    .map(|(c, n)| Slot::new(c, n))
+                    .map(|(c, n)| slot.child(c, n))
                     .collect(),
                 tagged: node.node_type() == NodeType::Enum,
                 named: Names::new(),
@@ -385,7 +397,7 @@ impl<'de, 'a: 'de> de::SeqAccess<'de> for Rows<'_, 'a> {
             let (items, rows, ctx) =
                 (self.archive).chunk_rows(self.next_chunk, self.budget.clone())?;
             self.next_chunk += 1;
-            self.chunk = Some((Slot::new(items, rows), ctx, rows));
+            self.chunk = Some((Slot::root(items, rows), ctx, rows));
         }
     }
 
@@ -393,6 +405,9 @@ impl<'de, 'a: 'de> de::SeqAccess<'de> for Rows<'_, 'a> {
         usize::try_from(self.left).ok()
     }
 }
+
+/// How many levels of slots apart the stack left is checked.
+const STACK_CHECK_LEVELS: usize = 4;
 
 /// Reads the next value of a slot: the `Deserializer` a type's `Deserialize` is given.
 pub(super) struct At<'s, 't, 'a> {
@@ -412,9 +427,11 @@ impl<'s, 't, 'a> At<'s, 't, 'a> {
     ) -> Result<R, DecodeError> {
         let At { slot, ctx } = self;
         let node = slot.node;
+        let depth = slot.depth;
         let built = slot.built(ctx)?;
-        // Only a value that holds others recurses.
-        let result = if built.holds_values() {
+        // Only a value that holds others recurses, and only as deep as the slots nest: the stack
+        // is looked at every few levels, which leaves each level a generous share of the red zone.
+        let result = if built.holds_values() && depth % STACK_CHECK_LEVELS == 0 {
             crate::stack::deeper(|| read(built, ctx))
         } else {
             read(built, ctx)
@@ -954,6 +971,10 @@ impl<'de, 'a: 'de> de::VariantAccess<'de> for At<'_, '_, 'a> {
     type Error = DecodeError;
 
     fn unit_variant(self) -> Result<(), DecodeError> {
+        // Most unit variants are unit nodes, which hold nothing to read.
+        if matches!(self.slot.built(self.ctx)?, Built::Null) {
+            return Ok(());
+        }
         de::Deserialize::deserialize(self)
     }
 

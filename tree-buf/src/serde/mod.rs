@@ -182,6 +182,6 @@ pub(crate) fn deserialize_root<'de, T: Deserialize<'de>>(
     root: NodeRef<'_>,
     mut ctx: DecodeContext<'de>,
 ) -> Result<T, DecodeError> {
-    let mut root = de::Slot::new(root, 1);
+    let mut root = de::Slot::root(root, 1);
     T::deserialize(de::At::new(&mut root, &mut ctx))
 }

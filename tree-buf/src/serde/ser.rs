@@ -102,6 +102,8 @@ struct Struct {
     records: usize,
     /// Where the next field is looked for first: fields come in the same order in every value.
     next: usize,
+    /// The fields the struct being written was given so far.
+    given: usize,
 }
 
 #[derive(Debug)]
@@ -167,7 +169,14 @@ impl Place {
 
     /// Counts one more value, of kind `kind`, and gives the node that takes it: this place's,
     /// made a union first if it held values of another kind.
+    #[inline]
     fn take(&mut self, kind: Kind) -> Result<&mut Node, EncodeError> {
+        // Most values are of the kind their place already holds (whose depth was checked when
+        // it took its first one).
+        if self.node.kind() == Some(kind) {
+            self.count += 1;
+            return Ok(&mut self.node);
+        }
         self.take_n(kind, 1)
     }
 
@@ -258,6 +267,7 @@ impl Place {
                 fields: Vec::new(),
                 records: 0,
                 next: 0,
+                given: 0,
             }),
             NodeType::Enum => Node::Enum(Enum::default()),
             // No value asks for these: a place is empty until one comes, unions are made from
@@ -293,6 +303,7 @@ impl Place {
 
 impl Node {
     /// The kind of values the node holds; `None` for an empty node or a union.
+    #[inline]
     fn kind(&self) -> Option<Kind> {
         let node_type = match self {
             Node::Empty | Node::Union { .. } => return None,
@@ -689,7 +700,10 @@ impl Place {
         let Node::Enum(node) = self.take(Kind::of(NodeType::Enum))? else {
             unreachable!("a place takes the kind asked for")
         };
-        let position = match (node.variants.iter()).position(|v| same_name(v.name, variant)) {
+        // The index tells most variants apart before their names are compared.
+        let position = match (node.variants.iter())
+            .position(|v| v.index == index && same_name(v.name, variant))
+        {
             Some(position) => position,
             None => {
                 node.variants.push(EnumVariant {
@@ -886,6 +900,7 @@ impl Fields<'_> {
             return Err(self.within_variant(error));
         }
         field.seen_in = record + 1;
+        node.given += 1;
         if let Some(presence) = &mut field.presence {
             presence.push(true);
         }
@@ -898,13 +913,17 @@ impl Fields<'_> {
     fn end(self) -> Result<(), EncodeError> {
         let node = self.node;
         let record = node.records;
-        for field in &mut node.fields {
-            if field.seen_in != record + 1 {
-                (field.presence.get_or_insert_with(|| vec![true; record])).push(false);
+        // A struct given every field lacks none.
+        if node.given < node.fields.len() {
+            for field in &mut node.fields {
+                if field.seen_in != record + 1 {
+                    (field.presence.get_or_insert_with(|| vec![true; record])).push(false);
+                }
             }
         }
         node.records += 1;
         node.next = 0;
+        node.given = 0;
         Ok(())
     }
 
