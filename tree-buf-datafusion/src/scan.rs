@@ -13,7 +13,9 @@ use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::{internal_datafusion_err, internal_err, Result, ScalarValue, Statistics};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::expressions::{Column, Literal};
-use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr, ScalarFunctionExpr};
+use datafusion::physical_expr::{
+    DynamicFilterTracking, EquivalenceProperties, PhysicalExpr, ScalarFunctionExpr,
+};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::filter_pushdown::{
     ChildPushdownResult, FilterPushdownPhase, FilterPushdownPropagation, PushedDown,
@@ -98,7 +100,7 @@ impl TreeBufExec {
             self.limit,
         );
         scan.runtime_filters = self.runtime_filters.clone();
-        // A filter pushed in both phases (a static one) is checked once.
+        // A filter pushed more than once is checked once.
         for filter in filters {
             if !scan.runtime_filters.contains(&filter) {
                 scan.runtime_filters.push(filter);
@@ -350,10 +352,15 @@ impl ExecutionPlan for TreeBufExec {
             PushedDown::No;
             filters.len()
         ]);
-        if filters.is_empty() {
+        // Static filters skipped their chunks when the table planned the scan: only those that
+        // change while the query runs are worth checking again.
+        let dynamic: Vec<_> = (filters.into_iter())
+            .filter(|filter| DynamicFilterTracking::classify(filter).contains_dynamic_filter())
+            .collect();
+        if dynamic.is_empty() {
             return Ok(results);
         }
-        Ok(results.with_updated_node(Arc::new(self.with_runtime_filters(filters))))
+        Ok(results.with_updated_node(Arc::new(self.with_runtime_filters(dynamic))))
     }
 
     fn metrics(&self) -> Option<MetricsSet> {

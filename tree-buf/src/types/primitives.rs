@@ -200,6 +200,20 @@ where
         .collect())
 }
 
+/// The bytes of the words of an integer node type (the budget [`int_bytes`] charges for each);
+/// `None` for other types.
+pub(crate) fn int_width(node_type: NodeType) -> Option<usize> {
+    use NodeType::*;
+    Some(match node_type {
+        U8 | I8 => 1,
+        U16 | I16 => 2,
+        U32 | I32 => 4,
+        U64 | I64 => 8,
+        U128 | I128 => 16,
+        _ => return None,
+    })
+}
+
 /// The `count` integers of a branch of a node of integer type `node_type` as bytes, as a `u8`
 /// field reads them (an error if one does not fit), for byte slices lent from what a reader
 /// keeps.

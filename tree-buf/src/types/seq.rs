@@ -11,7 +11,7 @@ use std::hash::{BuildHasher, Hash};
 use std::cmp::Ordering;
 
 use super::encoded_order::{by_encoding, cmp_items, sort_by_encoded_key};
-use super::primitives::int_bytes;
+use super::primitives::{int_bytes, int_width};
 use super::{is_empty_void, Decode, Encode, Indirect, Lazy, ValueDecoder, ValueEncoder};
 use crate::branch::{DecodeContext, EncodeResult, Leaf, SchemaWriter};
 use crate::error::{DecodeError, DecodeErrorKind};
@@ -330,19 +330,6 @@ unsafe impl<'de: 'a, 'a> ValueDecoder<'de, &'a [u8]> for BytesRefDecoder<'de> {
         let bytes: &'de [u8] = self.bytes.column();
         bytes.get(start..self.position).unwrap_or_default()
     }
-}
-
-/// The bytes of the words of an integer node type; `None` for other types.
-fn int_width(node_type: NodeType) -> Option<usize> {
-    use NodeType::*;
-    Some(match node_type {
-        U8 | I8 => 1,
-        U16 | I16 => 2,
-        U32 | I32 => 4,
-        U64 | I64 => 8,
-        U128 | I128 => 16,
-        _ => return None,
-    })
 }
 
 impl<'de: 'a, 'a> Decode<'de> for &'a [u8] {
