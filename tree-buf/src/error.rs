@@ -108,6 +108,14 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
+/// A `Deserialize` implementation's own error, when it reads through `tree_buf::serde` or from a
+/// [`Value`](crate::Value): the data does not fit the type.
+impl serde::de::Error for DecodeError {
+    fn custom<T: fmt::Display>(message: T) -> Self {
+        DecodeError::new(DecodeErrorKind::SchemaMismatch, "", message.to_string())
+    }
+}
+
 /// What kind of failure an [`EncodeError`] reports.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

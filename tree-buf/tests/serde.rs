@@ -786,3 +786,167 @@ fn structs_whose_fields_are_all_there_read_in_order() {
         }]
     );
 }
+
+/// A recursive type: the derive writes every depth in one set of branches (recursion nodes),
+/// which serde reads too.
+#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Tree {
+    label: String,
+    weight: Option<u32>,
+    children: Vec<Tree>,
+}
+
+#[derive(Encode, Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+enum Expr {
+    Number(i64),
+    Add(Box<Expr>, Box<Expr>),
+    Let { name: String, value: Box<Expr> },
+    Block(Vec<Expr>),
+    Unit,
+}
+
+fn tree(seed: u64, depth: u32) -> Tree {
+    Tree {
+        label: format!("node {seed}"),
+        weight: (!seed.is_multiple_of(3)).then_some(seed as u32),
+        children: match depth {
+            0 => Vec::new(),
+            _ => (0..seed % 3)
+                .map(|i| tree(seed * 3 + i, depth - 1))
+                .collect(),
+        },
+    }
+}
+
+fn expr(seed: u64, depth: u32) -> Expr {
+    match (seed % 5, depth) {
+        (_, 0) | (0, _) => Expr::Number(seed as i64 - 7),
+        (1, _) => Expr::Add(
+            Box::new(expr(seed * 7 + 1, depth - 1)),
+            Box::new(expr(seed * 7 + 2, depth - 1)),
+        ),
+        (2, _) => Expr::Let {
+            name: format!("x{seed}"),
+            value: Box::new(expr(seed * 5 + 3, depth - 1)),
+        },
+        (3, _) => Expr::Block((0..3).map(|i| expr(seed * 11 + i, depth - 1)).collect()),
+        _ => Expr::Unit,
+    }
+}
+
+#[test]
+fn recursive_types_written_by_the_derive_read_through_serde() {
+    let trees: Vec<Tree> = (1..40).map(|seed| tree(seed, 6)).collect();
+    let bytes = encode(&trees);
+    let schema = tree_buf::Reader::new(&bytes).unwrap().schema();
+    assert!(format!("{schema:?}").contains("Recursion"), "{schema:?}");
+    assert_eq!(from_slice::<Vec<Tree>>(&bytes).unwrap(), trees);
+    let exprs: Vec<Expr> = (0..60).map(|seed| expr(seed, 5)).collect();
+    let bytes = encode(&exprs);
+    assert_eq!(from_slice::<Vec<Expr>>(&bytes).unwrap(), exprs);
+    // Without the type, as serde_json reads it: enums as maps of one entry, by the file's
+    // (canonical) names.
+    let json: serde_json::Value = from_slice(&bytes).unwrap();
+    assert_eq!(json[0], serde_json::json!({ "number": -7 }));
+    assert_eq!(json[4], serde_json::json!({ "unit": null }));
+    assert_eq!(json[2]["let"]["name"], "x2");
+    // A recursive field among others, and archives of recursive rows.
+    #[derive(Encode, Serialize, Deserialize, Debug, PartialEq)]
+    struct Forest {
+        name: String,
+        trees: Vec<Tree>,
+    }
+    let forest = Forest {
+        name: "forest".into(),
+        trees: trees.clone(),
+    };
+    let back: Forest = from_slice(&encode(&forest)).unwrap();
+    assert_eq!(back, forest);
+    // Names match in canonical form, as the derive's: the file says `children`.
+    #[derive(Deserialize, Debug, PartialEq)]
+    #[serde(rename_all = "PascalCase")]
+    struct Pascal {
+        label: String,
+        children: Vec<Pascal>,
+    }
+    let pascal: Vec<Pascal> = from_slice(&encode(&trees)).unwrap();
+    assert_eq!(pascal[1].children[0].label, trees[1].children[0].label);
+    let mut archive = Vec::new();
+    let options = tree_buf::archive::ArchiveOptions::default().chunk_rows(8);
+    let mut writer = tree_buf::archive::ArchiveWriter::with_options(&mut archive, options).unwrap();
+    for row in &exprs {
+        writer.push(row).unwrap();
+    }
+    writer.finish().unwrap();
+    assert_eq!(from_slice::<Vec<Expr>>(&archive).unwrap(), exprs);
+}
+
+#[test]
+fn deep_recursive_values_read_through_serde_on_a_small_stack_within_the_depth_limit() {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let mut deep = Expr::Number(1);
+            for level in 0..10_000 {
+                deep = Expr::Let {
+                    name: format!("level {level}"),
+                    value: Box::new(deep),
+                };
+            }
+            let bytes = encode(&deep);
+            let options = DecodeOptions::default().depth_limit(100);
+            let err = from_slice_with_options::<Expr>(&bytes, &options).unwrap_err();
+            assert_eq!(err.kind(), DecodeErrorKind::LimitExceeded, "{err}");
+            // A derived `Drop` recurses once per level: each list is taken apart level by level.
+            let unwind = |mut at: Expr| {
+                let mut levels = 0;
+                while let Expr::Let { value, .. } = at {
+                    (at, levels) = (*value, levels + 1);
+                }
+                (levels, at)
+            };
+            let back: Expr = from_slice(&bytes).unwrap();
+            assert_eq!(unwind(back), (10_000, Expr::Number(1)));
+            // A type that does not fit fails at the bottom, its levels read and taken apart.
+            #[derive(Deserialize, Debug)]
+            #[allow(dead_code)]
+            enum Strict {
+                Number(u8),
+                Let { name: String, value: Box<Strict> },
+            }
+            let mut wrong = Expr::Number(-1);
+            for _ in 0..10_000 {
+                wrong = Expr::Let {
+                    name: String::new(),
+                    value: Box::new(wrong),
+                };
+            }
+            let err = from_slice::<Strict>(&encode(&wrong)).unwrap_err();
+            assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch, "{err}");
+            unwind(wrong);
+            unwind(deep);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn values_read_into_any_deserialize_type() {
+    use tree_buf::Value;
+    // Every shape of `Record`, through the `Value` a file decodes into.
+    let records = records(20);
+    let value: Value = decode(&encode(&records)).unwrap();
+    assert_eq!(Vec::<Record>::deserialize(value).unwrap(), records);
+    let trees: Vec<Tree> = (1..10).map(|seed| tree(seed, 4)).collect();
+    let value: Value = decode(&encode(&trees)).unwrap();
+    assert_eq!(Vec::<Tree>::deserialize(value).unwrap(), trees);
+    // Unit variants by their names, options from nulls, and errors for values that do not fit.
+    let value = Value::Array(vec![Value::String("Unit".into()), Value::Null]);
+    let (unit, none): (Expr, Option<u8>) = Deserialize::deserialize(value).unwrap();
+    assert_eq!((unit, none), (Expr::Unit, None));
+    let err = u8::deserialize(Value::Unsigned(300)).unwrap_err();
+    assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
+    let err = <(u8, u8)>::deserialize(Value::Array(vec![Value::Unsigned(1)])).unwrap_err();
+    assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
+}

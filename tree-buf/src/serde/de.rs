@@ -8,7 +8,7 @@
 
 use std::vec::IntoIter;
 
-use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, Visitor};
 
 use crate::archive::Archive;
 use crate::branch::{DecodeContext, Leaf};
@@ -18,13 +18,8 @@ use crate::encodings::string::DecodedStrings;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
 use crate::schema::canonical::canonical_name;
 use crate::schema::{NodeRef, NodeType};
-use crate::types::{char_from_code, is_empty_void, read_lengths, Lengths};
-
-impl de::Error for DecodeError {
-    fn custom<T: std::fmt::Display>(message: T) -> Self {
-        DecodeError::new(DecodeErrorKind::SchemaMismatch, "", message.to_string())
-    }
-}
+use crate::types::{char_from_code, is_empty_void, read_lengths, Decode, Lengths, ValueDecoder};
+use crate::value::{DynDecoder, Value};
 
 /// A name (of a field or variant) for a visitor.
 fn key(name: &str) -> de::value::StrDeserializer<'_, DecodeError> {
@@ -107,6 +102,8 @@ enum Built<'t, 'a> {
         /// first value only.
         named: Names<Wanted<'t>>,
     },
+    /// The values of a recursive type (a node that recursion nodes return to), read whole.
+    Whole(DynDecoder<'a>),
     /// Enums (`tagged`) and unions: the variant of each value, and the variants.
     Enum {
         discriminants: IntoIter<u32>,
@@ -165,6 +162,7 @@ impl Built<'_, '_> {
                 | Built::Tuple(_)
                 | Built::Struct { .. }
                 | Built::Enum { .. }
+                | Built::Whole(_)
         )
     }
 }
@@ -227,12 +225,11 @@ fn build<'t, 'a>(
         return Ok(Built::Null);
     }
     if node.node_type() == NodeType::Recursion || node.recursions().next().is_some() {
-        return Err(DecodeError::new(
-            DecodeErrorKind::SchemaMismatch,
-            node.path(),
-            "serde does not read a recursive type written in one set of branches (format \
-             version 6): decode it with the derive, or as `Value`",
-        ));
+        // The file stores a recursive type's values children first, where serde visits the
+        // parent first: they are read whole, as `Value`s, and handed out from those.
+        return Ok(Built::Whole(<Value as Decode<'a>>::Decoder::new(
+            node, count, ctx,
+        )?));
     }
     // Every value is visited, whatever it holds: a value without data still costs its visit.
     ctx.charge(node, count, 1)?;
@@ -358,7 +355,7 @@ impl<'x, 'a> Rows<'x, 'a> {
     }
 }
 
-impl<'de, 'a: 'de> de::Deserializer<'de> for Rows<'_, 'a> {
+impl<'de, 'a: 'de> Deserializer<'de> for Rows<'_, 'a> {
     type Error = DecodeError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
@@ -517,6 +514,7 @@ fn visit_any<'de, 't, 'a: 'de, V: Visitor<'de>>(
         }
         Built::Char(values) => visitor.visit_char(values.next_item().unwrap_or_default()),
         Built::Str(texts) => texts.column().visit(visitor),
+        Built::Whole(values) => values.next().deserialize_any(visitor),
         Built::Option { presence, inner } => {
             if presence.next().unwrap_or(false) {
                 visitor.visit_some(At::new(inner, ctx))
@@ -573,7 +571,7 @@ macro_rules! forward_to_any {
     )*};
 }
 
-impl<'de, 'a: 'de> de::Deserializer<'de> for At<'_, '_, 'a> {
+impl<'de, 'a: 'de> Deserializer<'de> for At<'_, '_, 'a> {
     type Error = DecodeError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
@@ -599,6 +597,7 @@ impl<'de, 'a: 'de> de::Deserializer<'de> for At<'_, '_, 'a> {
                 let bytes: Vec<u8> = values.take(len).collect();
                 visitor.visit_byte_buf(bytes)
             }
+            Built::Whole(values) => values.next().deserialize_bytes(visitor),
             built => visit_any(built, ctx, visitor),
         })
     }
@@ -613,6 +612,7 @@ impl<'de, 'a: 'de> de::Deserializer<'de> for At<'_, '_, 'a> {
         match slot.built(ctx)? {
             Built::Null => visitor.visit_none(),
             Built::Option { .. } => At { slot, ctx }.deserialize_any(visitor),
+            Built::Whole(values) => values.next().deserialize_option(visitor),
             // A plain value where the type has an option: always present.
             _ => visitor.visit_some(At { slot, ctx }),
         }
@@ -669,7 +669,7 @@ impl<'de, 'a: 'de> de::Deserializer<'de> for At<'_, '_, 'a> {
 
     fn deserialize_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
@@ -712,13 +712,14 @@ impl<'de, 'a: 'de> de::Deserializer<'de> for At<'_, '_, 'a> {
                     value: None,
                 })
             }
+            Built::Whole(values) => values.next().deserialize_struct(name, fields, visitor),
             built => visit_any(built, ctx, visitor),
         })
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
@@ -752,6 +753,7 @@ impl<'de, 'a: 'de> de::Deserializer<'de> for At<'_, '_, 'a> {
             }
             // Unit variants written as their names (from JSON, say).
             Built::Str(texts) => texts.column().visit(UnitVariant(visitor)),
+            Built::Whole(values) => values.next().deserialize_enum(name, variants, visitor),
             built => visit_any(built, ctx, visitor),
         })
     }
@@ -990,7 +992,7 @@ impl<'de, 'a: 'de> de::VariantAccess<'de> for At<'_, '_, 'a> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
-        de::Deserializer::deserialize_tuple(self, len, visitor)
+        Deserializer::deserialize_tuple(self, len, visitor)
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -998,6 +1000,6 @@ impl<'de, 'a: 'de> de::VariantAccess<'de> for At<'_, '_, 'a> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
-        de::Deserializer::deserialize_struct(self, "", fields, visitor)
+        Deserializer::deserialize_struct(self, "", fields, visitor)
     }
 }

@@ -69,6 +69,15 @@
 //! sequence in the type's order (`visit_seq`, as serde's non-self-describing formats hand every
 //! struct), which spares a key string per field; other structs as a map of their names.
 //! It runs on the calling thread; leaves are decoded when a value first reaches them.
+//!
+//! A recursive type that the derive wrote with every depth in one set of branches (format
+//! version 6) stores its values children first, where serde visits a parent first: from the
+//! node where the recursion starts, its values are read whole as [`Value`](crate::Value)s and
+//! handed to the visitors from those (through `Value`'s own `Deserializer`), as deep as the
+//! [`DecodeOptions`] depth limit allows and without overflowing the stack. That part costs a
+//! `Value` per value. Writing, serde shows no types, so it cannot tell that a value holds its
+//! own type again: each level of nesting takes a schema level, up to
+//! [`MAX_DEPTH`](crate::MAX_DEPTH).
 //! [`Reader::deserialize`](crate::Reader::deserialize) and
 //! [`Reader::deserialize_path`](crate::Reader::deserialize_path) read through serde as
 //! [`Reader::decode`](crate::Reader::decode) does: without checksumming the whole data, so that

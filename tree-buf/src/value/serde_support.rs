@@ -3,10 +3,16 @@
 
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::value::{SeqDeserializer, StringDeserializer};
+use serde::de::{
+    self, Deserialize, DeserializeSeed, Deserializer, EnumAccess, IntoDeserializer, MapAccess,
+    SeqAccess, VariantAccess, Visitor,
+};
 use serde::{Serialize, Serializer};
 
 use super::Value;
+use crate::error::DecodeError;
+use crate::schema::canonical::canonical_name;
 
 impl Serialize for Value {
     /// As JSON would hold it (the JSON view of `docs/FORMAT.md`). Lossy where JSON has no
@@ -205,6 +211,350 @@ impl<'de> Visitor<'de> for ValueVisitor {
             fields.push((name, map.next_value()?));
         }
         Ok(Value::Object(fields))
+    }
+}
+
+/// Reads a `Value` into any type that implements `Deserialize`, as `serde_json::from_value`
+/// does: the way back from [`Value`] to typed data without writing a file. Integers go to the
+/// visitor as 64-bit ones where they fit, `Null` is `None` for an option and `()` for a unit, an
+/// array reads as a sequence or tuple, an object as a struct or map, a
+/// [`Variant`](Value::Variant) as an enum (or, read without its type, as a map of one entry from
+/// its name to its content, as [`tree_buf::serde`](crate::serde) reads a file's enums), and a
+/// string as a unit variant of that name. Field and variant names match the type's as the
+/// derive matches them, in canonical form (a file's `user_id` is a type's `userId`).
+///
+/// ```
+/// use serde::Deserialize;
+/// use tree_buf::Value;
+///
+/// #[derive(Deserialize, Debug, PartialEq)]
+/// enum Shape {
+///     Circle { radius: f64 },
+///     Point,
+/// }
+///
+/// let value = Value::Array(vec![
+///     Value::Variant(
+///         "circle".into(),
+///         Box::new(Value::Object(vec![("radius".into(), Value::Float(1.5))])),
+///     ),
+///     Value::String("Point".into()),
+/// ]);
+/// let shapes = Vec::<Shape>::deserialize(value)?;
+/// assert_eq!(shapes, [Shape::Circle { radius: 1.5 }, Shape::Point]);
+/// # Ok::<(), tree_buf::DecodeError>(())
+/// ```
+impl<'de> Deserializer<'de> for Value {
+    type Error = DecodeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        // A `Value` nests as deep as the data, and visitors recurse once per level.
+        crate::stack::deeper(|| match self {
+            Value::Null => visitor.visit_unit(),
+            Value::Bool(value) => visitor.visit_bool(value),
+            // Most visitors take nothing wider than 64 bits, as `tree_buf::serde` hands them.
+            Value::Unsigned(value) => match u64::try_from(value) {
+                Ok(value) => visitor.visit_u64(value),
+                Err(_) => visitor.visit_u128(value),
+            },
+            Value::Signed(value) => match i64::try_from(value) {
+                Ok(value) => visitor.visit_i64(value),
+                Err(_) => visitor.visit_i128(value),
+            },
+            Value::Float(value) => visitor.visit_f64(value),
+            Value::String(text) => visitor.visit_string(text),
+            // A sequence of `u8`, as a file's bytes read through `tree_buf::serde`.
+            Value::Bytes(bytes) => {
+                let mut bytes = SeqDeserializer::<_, DecodeError>::new(bytes.into_iter());
+                let value = visitor.visit_seq(&mut bytes)?;
+                bytes.end()?;
+                Ok(value)
+            }
+            Value::Array(items) => Items::visit(items, visitor),
+            Value::Object(fields) => Entries::visit(fields, visitor),
+            Value::Variant(name, content) => Entries::visit(vec![(name, *content)], visitor),
+            Value::Map(entries) => Entries::visit(entries, visitor),
+        })
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        match self {
+            Value::Bytes(bytes) => visitor.visit_byte_buf(bytes),
+            other => other.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.deserialize_bytes(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        match self {
+            Value::Null => visitor.visit_none(),
+            value => visitor.visit_some(value),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        match self {
+            Value::Object(mut entries) => {
+                for (name, _) in &mut entries {
+                    spell_as_the_type(name, fields);
+                }
+                crate::stack::deeper(|| Entries::visit(entries, visitor))
+            }
+            other => other.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        match self {
+            Value::Variant(mut name, content) => {
+                spell_as_the_type(&mut name, variants);
+                let content = Content(Some(*content));
+                crate::stack::deeper(|| visitor.visit_enum(Variant { name, content }))
+            }
+            // A unit variant by its name, as JSON writes one.
+            Value::String(mut name) => {
+                spell_as_the_type(&mut name, variants);
+                visitor.visit_enum(StringDeserializer::<DecodeError>::new(name))
+            }
+            other => other.deserialize_any(visitor),
+        }
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string unit unit_struct
+        seq tuple tuple_struct map identifier ignored_any
+    }
+}
+
+impl<'de> IntoDeserializer<'de, DecodeError> for Value {
+    type Deserializer = Value;
+
+    fn into_deserializer(self) -> Value {
+        self
+    }
+}
+
+/// Makes `name` (a file's field or variant name) the type's spelling of it among `names`, where
+/// the two are one name in canonical form, as the derive matches them.
+fn spell_as_the_type(name: &mut String, names: &'static [&'static str]) {
+    if names.contains(&name.as_str()) {
+        return;
+    }
+    let canonical = canonical_name(name);
+    if let Some(spelled) = (names.iter()).find(|spelled| canonical_name(spelled) == canonical) {
+        *name = (*spelled).to_owned();
+    }
+}
+
+/// Takes `values` apart level by level: a `Value` nested thousands deep would overflow the
+/// stack in its own `Drop`, which recurses once per level.
+pub(crate) fn dismantle(values: impl IntoIterator<Item = Value>) {
+    let mut stack: Vec<Value> = values.into_iter().collect();
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(fields) => stack.extend(fields.into_iter().map(|(_, value)| value)),
+            Value::Variant(_, content) => stack.push(*content),
+            Value::Map(entries) => stack.extend(entries.into_iter().flat_map(|(k, v)| [k, v])),
+            _ => {}
+        }
+    }
+}
+
+/// The items of an array, for a visitor; those it leaves (on an error) are taken apart.
+struct Items(std::vec::IntoIter<Value>);
+
+impl Items {
+    fn visit<'de, V: Visitor<'de>>(items: Vec<Value>, visitor: V) -> Result<V::Value, DecodeError> {
+        let len = items.len();
+        let mut items = Items(items.into_iter());
+        let value = visitor.visit_seq(&mut items)?;
+        match items.0.len() {
+            0 => Ok(value),
+            left => Err(de::Error::invalid_length(
+                len,
+                &&*format!("{} items", len - left),
+            )),
+        }
+    }
+}
+
+impl<'de> SeqAccess<'de> for Items {
+    type Error = DecodeError;
+
+    fn next_element_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, DecodeError> {
+        self.0.next().map(|item| seed.deserialize(item)).transpose()
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.len())
+    }
+}
+
+impl Drop for Items {
+    fn drop(&mut self) {
+        dismantle(self.0.by_ref());
+    }
+}
+
+/// The entries of an object or map, for a visitor; the values it leaves (on an error) are taken
+/// apart.
+struct Entries<K> {
+    entries: std::vec::IntoIter<(K, Value)>,
+    /// The value of the key handed out last.
+    value: Option<Value>,
+}
+
+impl<K> Entries<K> {
+    fn visit<'de, V: Visitor<'de>>(
+        entries: Vec<(K, Value)>,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError>
+    where
+        K: IntoDeserializer<'de, DecodeError>,
+    {
+        let len = entries.len();
+        let mut entries = Entries {
+            entries: entries.into_iter(),
+            value: None,
+        };
+        let value = visitor.visit_map(&mut entries)?;
+        match entries.entries.len() {
+            0 => Ok(value),
+            left => Err(de::Error::invalid_length(
+                len,
+                &&*format!("{} entries", len - left),
+            )),
+        }
+    }
+}
+
+impl<'de, K: IntoDeserializer<'de, DecodeError>> MapAccess<'de> for Entries<K> {
+    type Error = DecodeError;
+
+    fn next_key_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, DecodeError> {
+        let Some((key, value)) = self.entries.next() else {
+            return Ok(None);
+        };
+        dismantle(self.value.replace(value));
+        seed.deserialize(key.into_deserializer()).map(Some)
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<S::Value, DecodeError> {
+        match self.value.take() {
+            Some(value) => seed.deserialize(value),
+            None => Err(de::Error::custom("a value was asked for before its key")),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.entries.len())
+    }
+}
+
+impl<K> Drop for Entries<K> {
+    fn drop(&mut self) {
+        dismantle(self.value.take());
+        dismantle(self.entries.by_ref().map(|(_, value)| value));
+    }
+}
+
+/// An enum value read through its type: the variant's name, then its content.
+struct Variant {
+    name: String,
+    content: Content,
+}
+
+impl<'de> EnumAccess<'de> for Variant {
+    type Error = DecodeError;
+    type Variant = Content;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(
+        self,
+        seed: S,
+    ) -> Result<(S::Value, Content), DecodeError> {
+        let variant = seed.deserialize(StringDeserializer::<DecodeError>::new(self.name))?;
+        Ok((variant, self.content))
+    }
+}
+
+/// The content of an enum value (`Null` for a unit variant), taken apart if it is not read.
+struct Content(Option<Value>);
+
+impl Content {
+    fn take(mut self) -> Value {
+        self.0.take().unwrap_or_default()
+    }
+}
+
+impl Drop for Content {
+    fn drop(&mut self) {
+        dismantle(self.0.take());
+    }
+}
+
+impl<'de> VariantAccess<'de> for Content {
+    type Error = DecodeError;
+
+    fn unit_variant(self) -> Result<(), DecodeError> {
+        <()>::deserialize(self.take())
+    }
+
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(
+        self,
+        seed: S,
+    ) -> Result<S::Value, DecodeError> {
+        seed.deserialize(self.take())
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        self.take().deserialize_any(visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        self.take().deserialize_struct("", fields, visitor)
     }
 }
 
