@@ -466,21 +466,6 @@ fn borrowed_recursive_types_encode() {
     assert_eq!(owned.weight + owned.children[0].weight, 3);
 }
 
-/// Takes `value` apart level by level: a derived `Drop` of a value nested thousands deep would
-/// recurse once per level.
-fn dismantle(value: Value) {
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Array(items) => stack.extend(items),
-            Value::Object(entries) => stack.extend(entries.into_iter().map(|(_, v)| v)),
-            Value::Variant(_, content) => stack.push(*content),
-            Value::Map(entries) => stack.extend(entries.into_iter().flat_map(|(k, v)| [k, v])),
-            _ => {}
-        }
-    }
-}
-
 /// A value nested `depth` levels: arrays, objects (one with a repeated name), maps and
 /// variants in turn, with scalars beside them.
 fn deep_value(depth: usize) -> Value {
@@ -560,8 +545,8 @@ fn json_nested_10_000_levels_round_trips() {
             levels += 1;
         }
         assert_eq!(levels, depth);
-        dismantle(back);
-        dismantle(value);
+        back.drop_deep();
+        value.drop_deep();
     });
 }
 

@@ -81,6 +81,32 @@ pub enum Value {
 }
 
 impl Value {
+    /// Drops the value level by level. A `Value` nested thousands deep (as a file of a recursive
+    /// type decodes, up to [`DecodeOptions::depth_limit`](crate::DecodeOptions::depth_limit))
+    /// would overflow the stack in its own `Drop`, which recurses once per level.
+    ///
+    /// ```
+    /// use tree_buf::Value;
+    ///
+    /// let mut deep = Value::Null;
+    /// for _ in 0..100_000 {
+    ///     deep = Value::Array(vec![deep]);
+    /// }
+    /// deep.drop_deep();
+    /// ```
+    pub fn drop_deep(self) {
+        let mut stack = vec![self];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Array(items) => stack.extend(items),
+                Value::Object(fields) => stack.extend(fields.into_iter().map(|(_, value)| value)),
+                Value::Variant(_, content) => stack.push(*content),
+                Value::Map(entries) => stack.extend(entries.into_iter().flat_map(|(k, v)| [k, v])),
+                _ => {}
+            }
+        }
+    }
+
     /// An integer value, normalized: `Unsigned` at or above zero, `Signed` below.
     pub fn integer(value: i128) -> Value {
         if value >= 0 {

@@ -371,19 +371,9 @@ fn spell_as_the_type(name: &mut String, names: &'static [&'static str]) {
     }
 }
 
-/// Takes `values` apart level by level: a `Value` nested thousands deep would overflow the
-/// stack in its own `Drop`, which recurses once per level.
-pub(crate) fn dismantle(values: impl IntoIterator<Item = Value>) {
-    let mut stack: Vec<Value> = values.into_iter().collect();
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Array(items) => stack.extend(items),
-            Value::Object(fields) => stack.extend(fields.into_iter().map(|(_, value)| value)),
-            Value::Variant(_, content) => stack.push(*content),
-            Value::Map(entries) => stack.extend(entries.into_iter().flat_map(|(k, v)| [k, v])),
-            _ => {}
-        }
-    }
+/// Drops `values` level by level (see [`Value::drop_deep`]).
+fn drop_deep(values: impl IntoIterator<Item = Value>) {
+    values.into_iter().for_each(Value::drop_deep);
 }
 
 /// The items of an array, for a visitor; those it leaves (on an error) are taken apart.
@@ -421,7 +411,7 @@ impl<'de> SeqAccess<'de> for Items {
 
 impl Drop for Items {
     fn drop(&mut self) {
-        dismantle(self.0.by_ref());
+        drop_deep(self.0.by_ref());
     }
 }
 
@@ -467,7 +457,7 @@ impl<'de, K: IntoDeserializer<'de, DecodeError>> MapAccess<'de> for Entries<K> {
         let Some((key, value)) = self.entries.next() else {
             return Ok(None);
         };
-        dismantle(self.value.replace(value));
+        drop_deep(self.value.replace(value));
         seed.deserialize(key.into_deserializer()).map(Some)
     }
 
@@ -488,8 +478,8 @@ impl<'de, K: IntoDeserializer<'de, DecodeError>> MapAccess<'de> for Entries<K> {
 
 impl<K> Drop for Entries<K> {
     fn drop(&mut self) {
-        dismantle(self.value.take());
-        dismantle(self.entries.by_ref().map(|(_, value)| value));
+        drop_deep(self.value.take());
+        drop_deep(self.entries.by_ref().map(|(_, value)| value));
     }
 }
 
@@ -523,7 +513,7 @@ impl Content {
 
 impl Drop for Content {
     fn drop(&mut self) {
-        dismantle(self.0.take());
+        drop_deep(self.0.take());
     }
 }
 
