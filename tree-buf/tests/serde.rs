@@ -950,3 +950,26 @@ fn values_read_into_any_deserialize_type() {
     let err = <(u8, u8)>::deserialize(Value::Array(vec![Value::Unsigned(1)])).unwrap_err();
     assert_eq!(err.kind(), DecodeErrorKind::SchemaMismatch);
 }
+
+#[test]
+fn items_and_elements_of_numbers_read_as_options_and_newtypes() {
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Meters(u32);
+    let bytes = encode(&(vec![1u32, 2, 3], [7u8; 6], (true, -2i16, 0.5f32)));
+    type Wider = (Vec<Option<u64>>, Vec<Meters>, (Option<bool>, i64, f64));
+    let (options, meters, (flag, small, half)): Wider = from_slice(&bytes).unwrap();
+    assert_eq!(options, [Some(1), Some(2), Some(3)]);
+    assert_eq!(meters, [7; 6].map(Meters));
+    assert_eq!((flag, small, half), (Some(true), -2, 0.5));
+    // A value that does not fit is an error at the items' path.
+    let err = from_slice::<(Vec<u8>, [u8; 6], (bool, i16, f32))>(&encode(&(
+        vec![300u32],
+        [7u8; 6],
+        (true, -2i16, 0.5f32),
+    )))
+    .unwrap_err();
+    assert_eq!(
+        (err.kind(), err.path()),
+        (DecodeErrorKind::SchemaMismatch, "0.[]")
+    );
+}
