@@ -16,10 +16,9 @@ use crate::encodings::budget::Budget;
 use crate::encodings::int::Word;
 use crate::encodings::string::DecodedStrings;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
-use crate::schema::canonical::canonical_name;
 use crate::schema::{NodeRef, NodeType};
 use crate::types::{char_from_code, is_empty_void, read_lengths, Decode, Lengths, ValueDecoder};
-use crate::value::{DynDecoder, Value};
+use crate::value::{type_spelling, DynDecoder, Value};
 
 /// A name (of a field or variant) for a visitor.
 fn key(name: &str) -> de::value::StrDeserializer<'_, DecodeError> {
@@ -753,10 +752,7 @@ impl<'de, 'a: 'de> Deserializer<'de> for At<'_, '_, 'a> {
                 let names = named.for_names(variants, || {
                     let names = slots.iter().map(|slot| {
                         let written = slot.node.name().unwrap_or_default();
-                        let wanted = canonical_name(written);
-                        (variants.iter())
-                            .find(|v| canonical_name(v) == wanted)
-                            .map_or(written, |v| *v)
+                        type_spelling(written, variants).unwrap_or(written)
                     });
                     Ok(names.collect())
                 })?;

@@ -11,6 +11,8 @@ mod stream;
 pub use decode::DynDecoder;
 pub(crate) use encode::level_by_level;
 pub use encode::{ArrayWriter, DynEncoder};
+#[cfg(feature = "serde")]
+pub(crate) use serde_support::type_spelling;
 pub use stream::ValueWriter;
 
 use crate::types::{Decode, Encode};

@@ -359,15 +359,21 @@ impl<'de> IntoDeserializer<'de, DecodeError> for Value {
     }
 }
 
-/// Makes `name` (a file's field or variant name) the type's spelling of it among `names`, where
-/// the two are one name in canonical form, as the derive matches them.
-fn spell_as_the_type(name: &mut String, names: &'static [&'static str]) {
-    if names.contains(&name.as_str()) {
-        return;
+/// The spelling among `names` (a type's fields or variants, as serde gives them) of `name` (a
+/// file's): the same name, or the one that is the same in canonical form, as the derive matches
+/// names.
+pub(crate) fn type_spelling(name: &str, names: &'static [&'static str]) -> Option<&'static str> {
+    if let Some(&same) = names.iter().find(|&&spelled| spelled == name) {
+        return Some(same);
     }
     let canonical = canonical_name(name);
-    if let Some(spelled) = (names.iter()).find(|spelled| canonical_name(spelled) == canonical) {
-        *name = (*spelled).to_owned();
+    (names.iter().copied()).find(|spelled| canonical_name(spelled) == canonical)
+}
+
+/// Makes `name` (a file's field or variant name) the type's spelling of it among `names`.
+fn spell_as_the_type(name: &mut String, names: &'static [&'static str]) {
+    if let Some(spelled) = type_spelling(name, names).filter(|&spelled| spelled != name) {
+        *name = spelled.to_owned();
     }
 }
 
