@@ -79,9 +79,8 @@ fn scratch(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-/// A scratch file in a folder of its own, for tests whose outputs another test that looks for
-/// leftover temporary files in the scratch folder must not see.
-#[cfg(any(feature = "query", feature = "parquet"))]
+/// A scratch file in the scratch folder's subfolder `folder`: a test that looks for leftover
+/// temporary files looks in a folder of its own, where the tests running beside it write nothing.
 fn scratch_in(folder: &str, name: &str) -> PathBuf {
     let folder = scratch(folder);
     std::fs::create_dir_all(&folder).unwrap();
@@ -385,28 +384,28 @@ fn csv_from_standard_input_with_tabs() {
 
 #[test]
 fn bad_input_gives_one_line_errors_and_no_output_file() {
-    let not_json = scratch("bad.json");
+    let not_json = scratch_in("bad-input", "bad.json");
     std::fs::write(&not_json, "{\"a\": [1, 2,}").unwrap();
-    let output = scratch("never.tb");
+    let output = scratch_in("bad-input", "never.tb");
     fails(
         &["from-json", path(&not_json), "-o", path(&output)],
         "not valid JSON",
     );
     assert!(!output.exists());
 
-    let ragged = scratch("ragged.csv");
+    let ragged = scratch_in("bad-input", "ragged.csv");
     std::fs::write(&ragged, "a,b\n1,2\n3\n").unwrap();
     fails(&["from-csv", path(&ragged), "-o", path(&output)], "line 3");
     assert!(!output.exists());
 
     fails(&["schema", path(&not_json)], "not a tree-buf file");
 
-    let json = scratch("good.json");
+    let json = scratch_in("bad-input", "good.json");
     std::fs::write(&json, r#"{"names": ["a", "b"], "sizes": [1, 2]}"#).unwrap();
-    let good = scratch("good.tb");
+    let good = scratch_in("bad-input", "good.tb");
     succeeds(&["from-json", path(&json), "-o", path(&good)]);
     let bytes = std::fs::read(&good).unwrap();
-    let truncated = scratch("truncated.tb");
+    let truncated = scratch_in("bad-input", "truncated.tb");
     std::fs::write(&truncated, &bytes[..bytes.len() - 7]).unwrap();
     fails(&["to-json", path(&truncated)], "truncated");
     fails(&["size-breakdown", path(&truncated)], "truncated");
@@ -418,9 +417,12 @@ fn bad_input_gives_one_line_errors_and_no_output_file() {
         &["to-json", path(&good), "--max-decoded-bytes", "10"],
         "--max-decoded-bytes",
     );
-    fails(&["to-json", path(&scratch("missing.tb"))], "missing.tb");
+    fails(
+        &["to-json", path(&scratch_in("bad-input", "missing.tb"))],
+        "missing.tb",
+    );
 
-    let truncated_zst = scratch("truncated.json.zst");
+    let truncated_zst = scratch_in("bad-input", "truncated.json.zst");
     let compressed = zstd::encode_all(&br#"{"a": [1, 2, 3]}"#[..], 3).unwrap();
     std::fs::write(&truncated_zst, &compressed[..compressed.len() - 4]).unwrap();
     fails(
@@ -432,7 +434,7 @@ fn bad_input_gives_one_line_errors_and_no_output_file() {
             "from-json",
             path(&json),
             "-o",
-            path(&scratch("no/such/dir/out.tb")),
+            path(&scratch_in("bad-input", "no/such/dir/out.tb")),
         ],
         "out.tb",
     );
