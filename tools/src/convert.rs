@@ -102,6 +102,9 @@ pub fn push_json_rows<W: Write>(
     let mut source = open_input(input, "converting")?;
     let first = first_byte(&mut source).map_err(|e| CliError::new(format!("{name}: {e}")))?;
     let mut json = serde_json::Deserializer::from_reader(source);
+    // Depth is the data's: `Value` and `ValueWriter` grow the stack as they go down, and an
+    // archive takes rows of any depth.
+    json.disable_recursion_limit();
     if lines {
         return push_values(json.into_iter(), writer, &name).map(|()| None);
     }
@@ -130,6 +133,7 @@ pub fn push_json_rows<W: Write>(
         Err(e) if e.is_syntax() => {
             let first = one_value(value, &name)?;
             writer.push(&first).map_err(|e| archive_error(&name, &e))?;
+            first.drop_deep();
             push_values(json.into_iter(), writer, &name).map(|()| None)
         }
         Err(e) => Err(error(e)),
@@ -144,6 +148,7 @@ fn push_values<W: Write>(
     for value in values {
         let value = value.map_err(|e| json_error(name, &e))?;
         writer.push(&value).map_err(|e| archive_error(name, &e))?;
+        value.drop_deep();
     }
     Ok(())
 }
@@ -169,6 +174,7 @@ impl<'de, W: Write> Visitor<'de> for RowSink<'_, W> {
                 *self.failed = Some(error);
                 return Err(serde::de::Error::custom(message));
             }
+            row.drop_deep();
         }
         Ok(())
     }

@@ -114,9 +114,9 @@ impl Open {
     /// The error of decoding `name`, with what to do about it where there is something.
     pub fn error(&self, name: &str, e: DecodeError) -> CliError {
         match e.kind() {
-            DecodeErrorKind::LimitExceeded => {
-                CliError::new(format!("{name}: {e} (here: --max-decoded-bytes)"))
-            }
+            DecodeErrorKind::LimitExceeded => CliError::new(format!(
+                "{name}: {e} (here: --max-decoded-bytes, --max-depth)"
+            )),
             DecodeErrorKind::Truncated | DecodeErrorKind::Corrupt if !self.recover => {
                 CliError::new(format!(
                     "{name}: {e} (if it is an archive whose writer stopped, --recover reads \
@@ -269,13 +269,16 @@ pub fn to_json(
             // One value, written whole as it is.
             let value = tree_buf::decode_with_options::<Value>(bytes, &open.options)
                 .map_err(|e| open.error(&name, e))?;
-            return write_stdout(|w| Ok(write_value(w, &value, out.pretty)?));
+            write_stdout(|w| Ok(write_value(w, &value, out.pretty)?))?;
+            value.drop_deep();
+            return Ok(());
         }
         let range = rows.clone().unwrap_or(0..u64::MAX);
         write_stdout(|w| {
             let mut count = 0u64;
             for_each_row(&source, open, &name, &range, |row| {
                 write_row(w, &row, count, out)?;
+                row.drop_deep();
                 count += 1;
                 Ok(())
             })?;

@@ -280,6 +280,10 @@ struct ReadArgs {
     /// default (1 GiB) guards against hostile files; the file here is the user's own.
     #[arg(long, value_name = "BYTES", default_value_t = 8 << 30)]
     max_decoded_bytes: u64,
+    /// Fails rather than read a value of a recursive type (or JSON) nested deeper than this
+    /// many levels. The library's default (100,000) guards against hostile files.
+    #[arg(long, value_name = "LEVELS", default_value_t = 10_000_000)]
+    max_depth: usize,
     /// Reads an archive whose writer stopped before finishing it: the complete chunks, found
     /// by scanning it, without the footer.
     #[arg(long)]
@@ -289,7 +293,9 @@ struct ReadArgs {
 impl ReadArgs {
     fn open(&self) -> Open {
         Open {
-            options: DecodeOptions::default().max_decoded_bytes(self.max_decoded_bytes),
+            options: (DecodeOptions::default())
+                .max_decoded_bytes(self.max_decoded_bytes)
+                .depth_limit(self.max_depth),
             recover: self.recover,
         }
     }

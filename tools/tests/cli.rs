@@ -594,6 +594,27 @@ fn json_input_kinds_are_told_apart() {
 }
 
 #[test]
+fn json_nests_as_deep_as_it_likes() {
+    let depth = 20_000;
+    let object = format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth));
+    let array = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    // One value, a file of its columns; and rows of an archive, the first of them deep.
+    let rows = format!("[{object},{array},2]");
+    for (name, json) in [("deep.json", &object), ("deep_rows.json", &rows)] {
+        let input = scratch_file(name, json);
+        let output = scratch(&format!("{name}.tb"));
+        succeeds(&["from-json", path(&input), "-o", path(&output)]);
+        let back = stdout(&succeeds(&["to-json", path(&output)]));
+        let back: String = back.chars().filter(|c| !c.is_whitespace()).collect();
+        assert!(back == *json, "{name} came back otherwise");
+        fails(
+            &["to-json", path(&output), "--max-depth", "100"],
+            "--max-depth",
+        );
+    }
+}
+
+#[test]
 fn csv_round_trips_through_an_archive() {
     // Column c is blank in the first chunk: it keeps its place in the header.
     let text = "a,b,c,d\n1,x,,true\n2,y,,false\n3,\"z, q\",1.5,\n4,w,2.5,true\n";

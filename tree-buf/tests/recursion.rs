@@ -485,43 +485,48 @@ fn deep_value(depth: usize) -> Value {
     value
 }
 
+/// Checks that `got` is `expected` read back, level by level (a derived comparison or `Debug`
+/// would recurse once per level), and returns how many levels there are below the top. Of a
+/// repeated name in an object, the writer keeps the first value.
+fn assert_same_levels(expected: Value, got: Value) -> usize {
+    let (mut expected, mut got) = (expected, got);
+    let mut levels = 0;
+    loop {
+        let next = |value: &mut Value| -> Option<Value> {
+            match value {
+                Value::Array(items) => Some(std::mem::take(&mut items[1])),
+                Value::Object(entries) => Some(std::mem::take(&mut entries[1].1)),
+                Value::Map(entries) => Some(std::mem::take(&mut entries[0].1)),
+                Value::Variant(_, content) => Some(std::mem::take(&mut **content)),
+                _ => None,
+            }
+        };
+        let (a, b) = (next(&mut expected), next(&mut got));
+        if let Value::Object(entries) = &mut expected {
+            let mut seen = std::collections::HashSet::new();
+            entries.retain(|(name, _)| seen.insert(name.clone()));
+        }
+        assert_eq!(
+            format!("{expected:?}"),
+            format!("{got:?}"),
+            "at level {levels}"
+        );
+        match (a, b) {
+            (Some(a), Some(b)) => (expected, got) = (a, b),
+            (None, None) => return levels,
+            _ => panic!("the values differ in depth at level {levels}"),
+        }
+        levels += 1;
+    }
+}
+
 #[test]
 fn values_nested_10_000_deep_round_trip() {
     on_small_stack(|| {
         let value = deep_value(10_000);
         let bytes = encode(&value);
-        // Compared level by level (of a repeated name, the writer keeps the first value).
         let back = decode::<Value>(&bytes).unwrap();
-        let (mut expected, mut got) = (value, back);
-        let mut levels = 0;
-        loop {
-            let next = |value: &mut Value| -> Option<Value> {
-                match value {
-                    Value::Array(items) => Some(std::mem::take(&mut items[1])),
-                    Value::Object(entries) => Some(std::mem::take(&mut entries[1].1)),
-                    Value::Map(entries) => Some(std::mem::take(&mut entries[0].1)),
-                    Value::Variant(_, content) => Some(std::mem::take(&mut **content)),
-                    _ => None,
-                }
-            };
-            let (a, b) = (next(&mut expected), next(&mut got));
-            if let Value::Object(entries) = &mut expected {
-                // Of the repeated name, the first value is kept.
-                entries.truncate(2);
-            }
-            assert_eq!(
-                format!("{expected:?}"),
-                format!("{got:?}"),
-                "at level {levels}"
-            );
-            match (a, b) {
-                (Some(a), Some(b)) => (expected, got) = (a, b),
-                (None, None) => break,
-                _ => panic!("the values differ in depth at level {levels}"),
-            }
-            levels += 1;
-        }
-        assert_eq!(levels, 10_000);
+        assert_eq!(assert_same_levels(value, back), 10_000);
         let err = decode_with_options::<Value>(&bytes, &DecodeOptions::default().depth_limit(100))
             .unwrap_err();
         assert_eq!(err.kind(), DecodeErrorKind::LimitExceeded);
@@ -529,10 +534,11 @@ fn values_nested_10_000_deep_round_trip() {
 }
 
 #[test]
-fn json_nested_10_000_levels_round_trips() {
+fn json_nested_100_000_levels_round_trips() {
     on_small_stack(|| {
-        // What `[[[ ... ]]]` parses to.
-        let depth = 10_000;
+        // What `[[[ ... ]]]` parses to, as deep as the default depth limit lets a file be read
+        // (each level is looked at once: an array's kind does not look into arrays within).
+        let depth = 100_000;
         let value = (1..depth).fold(Value::Array(vec![]), |inner, _| Value::Array(vec![inner]));
         let back = decode::<Value>(&encode(&value)).unwrap();
         let mut levels = 1;
@@ -550,26 +556,75 @@ fn json_nested_10_000_levels_round_trips() {
     });
 }
 
-#[test]
-fn archives_of_values_keep_one_level_per_level() {
-    use tree_buf::archive::{Archive, ArchiveWriter};
-    // Deeper than the whole values a file of one value writes with recursion nodes, which an
-    // archive of version 4 does not have.
-    let rows = vec![deep_value(60), deep_value(3)];
-    let mut bytes = Vec::new();
-    let mut writer = ArchiveWriter::<Value, _>::new(&mut bytes).unwrap();
-    for row in &rows {
+/// An archive of `rows` of `Value`, a chunk per row.
+fn archive_of_values(rows: &[Value]) -> Vec<u8> {
+    use tree_buf::archive::{ArchiveOptions, ArchiveWriter};
+    let options = ArchiveOptions::default().chunk_rows(1);
+    let mut writer = ArchiveWriter::<Value, _>::with_options(Vec::new(), options).unwrap();
+    for row in rows {
         writer.push(row).unwrap();
     }
-    writer.finish().unwrap();
-    assert_eq!(bytes[4], 4);
-    let back = Archive::from_bytes(&bytes)
-        .unwrap()
+    writer.finish().unwrap()
+}
+
+/// The rows of an archive of `Value`s.
+fn values_of_archive(bytes: &[u8]) -> Vec<Value> {
+    (tree_buf::archive::Archive::from_bytes(bytes).unwrap())
         .decode_all::<Value>()
-        .unwrap();
-    assert_eq!(back.len(), 2);
+        .unwrap()
+}
+
+#[test]
+fn archives_whose_first_chunk_nests_deep_take_rows_of_any_depth() {
+    on_small_stack(|| {
+        let depths = [10_000, 3, 5_000, 0];
+        let rows: Vec<Value> = depths.iter().map(|&depth| deep_value(depth)).collect();
+        let bytes = archive_of_values(&rows);
+        // The first chunk needed recursion nodes, so the archive declares their version.
+        assert_eq!(bytes[4], 6);
+        let back = values_of_archive(&bytes);
+        assert_eq!(back.len(), rows.len());
+        for ((row, back), depth) in rows.into_iter().zip(back).zip(depths) {
+            assert_eq!(assert_same_levels(row, back), depth);
+        }
+    });
+}
+
+#[test]
+fn archives_whose_first_chunk_is_shallow_keep_one_level_per_level() {
+    use tree_buf::archive::{Archive, ArchiveWriter};
+    // Deeper than the whole values a file of one value writes with recursion nodes, but within
+    // the schema's limit.
+    let rows = [deep_value(3), deep_value(60)];
+    let bytes = archive_of_values(&rows);
+    assert_eq!(bytes[4], 4);
+    let back = values_of_archive(&bytes);
+    for (row, back) in rows.iter().zip(back) {
+        assert_same_levels(row.clone(), back);
+    }
     // The one-value file of the deep row holds recursion nodes.
-    assert_eq!(encode(&rows[0])[4], 6);
+    assert_eq!(encode(&rows[1])[4], 6);
+
+    // A later row deeper than the schema's limit is refused, saying why.
+    let path = std::env::temp_dir().join(format!(
+        "tree-buf-test-{}-shallow-first.tb",
+        std::process::id()
+    ));
+    std::fs::write(&path, &bytes).unwrap();
+    let mut writer = ArchiveWriter::<Value>::append(&path).unwrap();
+    writer.push(&deep_value(300)).unwrap();
+    let err = writer.flush_chunk().unwrap_err();
+    let message = err.to_string();
+    assert!(message.contains("declares format version 4"), "{message}");
+    drop(writer);
+    // The archive is as it was, and still takes shallow rows.
+    let mut writer = ArchiveWriter::<Value>::append(&path).unwrap();
+    writer.push(&deep_value(2)).unwrap();
+    writer.finish().unwrap();
+    let appended = std::fs::read(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(appended[4], 4);
+    assert_eq!(Archive::from_bytes(&appended).unwrap().rows(), 3);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use super::format::{
 };
 use super::{stats, Archive, ArchiveError, ArchiveOptions};
 use crate::encodings::Version;
-use crate::error::{DecodeError, DecodeErrorKind};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::file::{write_head, Parts, WriteScratch, ARCHIVE};
 use crate::schema::SchemaTree;
 use crate::types::{builds_recursion, Encode, ValueEncoder};
@@ -142,9 +142,10 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
     /// An archive written to `sink` with `options`. Nothing is written until the first chunk
     /// is complete (or [`Self::finish`]).
     pub fn with_options(sink: W, mut options: ArchiveOptions) -> Result<Self, ArchiveError> {
-        // The header declares version 4 (6 for rows of a recursive type, whose chunks hold
-        // recursion nodes) before any chunk is encoded, and appended chunks keep to what the
-        // archive declared: no chunk uses an encoding of a later version.
+        // The header declares version 4, or 6 for rows of a recursive type, whose chunks hold
+        // recursion nodes; or for `Value` rows nested so deep that the first chunk needed them
+        // (the header is written with that chunk). Later chunks, appended ones included, keep to
+        // what the archive declared: no chunk uses an encoding of a later version.
         let (encoder, recursive) = builds_recursion(|| T::Encoder::new(1));
         let version = match recursive {
             true => Version::RECURSION,
@@ -164,7 +165,8 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
 
     /// Adds a row; writes a chunk once the rows collected reach the options' chunk size.
     pub fn push(&mut self, row: &T) -> Result<(), ArchiveError> {
-        match self.layout.version < Version::RECURSION {
+        let declared = self.layout.schema.is_some();
+        match declared && self.layout.version < Version::RECURSION {
             // `Value`s nested deep would otherwise hold recursion nodes, which this archive's
             // version does not have.
             true => level_by_level(|| self.encoder.push(row)),
@@ -224,15 +226,38 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
         let rows = std::mem::take(&mut self.rows);
         let layout = &mut self.layout;
         let statistics = self.options.statistics;
-        self.scratch.encode_with(
-            &self.options.encode,
-            |out| out.seq(vec![rows as u64], |out| encoder.finish(out)),
-            |parts, out| {
-                out.clear();
-                layout.write_schema(out, parts.schema);
-                layout.write_chunk(out, &parts, rows as u64, statistics);
-            },
-        )?;
+        self.scratch
+            .encode_with(
+                &self.options.encode,
+                |out| out.seq(vec![rows as u64], |out| encoder.finish(out)),
+                |parts, out| {
+                    out.clear();
+                    if layout.schema.is_none() {
+                        // The first chunk's rows were free to nest as deep as they do.
+                        layout.version = layout.version.max(parts.version);
+                    }
+                    layout.write_schema(out, parts.schema);
+                    layout.write_chunk(out, &parts, rows as u64, statistics);
+                },
+            )
+            .map_err(|error| match error.kind() {
+                EncodeErrorKind::DepthLimit if layout.version < Version::RECURSION => {
+                    EncodeError::new(
+                        error.kind(),
+                        error.path(),
+                        format!(
+                    "{}: this archive declares format version {}, whose rows keep a schema \
+                     level per level (an archive whose first chunk nests that deep declares \
+                     version {}, whose rows nest as deep as they like)",
+                    error.message(),
+                    layout.version.0,
+                    Version::RECURSION.0
+                ),
+                    )
+                }
+                _ => error,
+            })?;
+        self.options.encode.settings.newest = self.layout.version;
         self.sink.write_all(&self.scratch.out)?;
         Ok(())
     }

@@ -158,7 +158,12 @@ impl KindName {
     /// The kind of `value`.
     pub(super) fn of(value: &Value) -> KindName {
         match value {
-            Value::Array(items) => KindName::array_of(items.first().map(KindName::of)),
+            Value::Array(items) => KindName::array_of(items.first().map(|item| match item {
+                // Arrays in arrays are `Other`, whatever they hold: not looked into, so that
+                // arrays nested a million deep take one step, not a million.
+                Value::Array(_) => KindName::Array(ArrayOf::Other),
+                item => KindName::of(item),
+            })),
             Value::Null => KindName::Null,
             Value::Bool(_) => KindName::Bool,
             Value::Unsigned(v) if *v > i128::MAX as u128 => KindName::Huge,
