@@ -4,13 +4,14 @@
 //! is encode or decode (the derive's), or serde-encode or serde-decode (`tree_buf::serde`), and
 //! DATASET is graphql, graphql-raw, geojson, geojson-lossy (floats within 2^-12),
 //! baseball, retrosheet, aapl, or the generated noise floats: noise (all), noise-mesh (`f32`)
-//! or noise-readings (`f64`). `PROFILE_PREFER=faster` (or `smaller`) encodes with that
+//! or noise-readings (`f64`); or `geojson borrowed-names`, the report's partial load of the
+//! countries' names and codes as `&str`s. `PROFILE_PREFER=faster` (or `smaller`) encodes with that
 //! preference instead of the balanced default.
 
 use std::hint::black_box;
 
 use tree_buf::{DecodeOptions, EncodeOptions, Preference};
-use tree_buf_benches::{lossy_options, Dataset};
+use tree_buf_benches::{lossy_options, names_file, with_borrowed_names, Dataset};
 use tree_buf_datasets::{baseball, geojson, graphql, noise, retrosheet, stocks};
 
 fn run<T: Dataset>(value: T, encode_options: EncodeOptions, what: &str, times: usize) {
@@ -61,6 +62,33 @@ fn main() {
     let (dataset, what) = (args[0].as_str(), args[1].as_str());
     let times = args.get(2).map_or(10, |n| n.parse().expect("a count"));
     let lossless = EncodeOptions::default();
+    if what == "borrowed-names" {
+        // The partial load of the report: the GeoJSON countries' names and codes as `&str`s.
+        let bytes = names_file(&geojson::load().unwrap());
+        // PROFILE_COLD=1 sweeps 64 MB between loads, as the report's full decodes do.
+        let mut sweep = vec![
+            0u8;
+            if std::env::var("PROFILE_COLD").is_ok() {
+                64 << 20
+            } else {
+                0
+            }
+        ];
+        let mut total = std::time::Duration::ZERO;
+        for round in 0..times {
+            sweep
+                .iter_mut()
+                .step_by(64)
+                .for_each(|b| *b = b.wrapping_add(round as u8));
+            let start = std::time::Instant::now();
+            black_box(with_borrowed_names(black_box(&bytes), |names| {
+                names.features.len()
+            }));
+            total += start.elapsed();
+        }
+        println!("{:?} each", total / times.max(1) as u32);
+        return;
+    }
     match dataset {
         "graphql" => run(graphql::load().unwrap(), lossless, what, times),
         "graphql-raw" => run(graphql::load_raw().unwrap(), lossless, what, times),

@@ -2,8 +2,9 @@
 //! (zstd level 3, a row group per chunk), and prints each query's median time, the bytes its
 //! scans read, and the files' sizes.
 //!
-//! `cargo run --release -p tree-buf-datafusion --example query_report -- [CHUNK_ROWS] [RUNS]`
-//! (defaults: 65,536 rows per chunk and row group, 15 runs of each query). Needs the datasets.
+//! `cargo run --release -p tree-buf-datafusion --example query_report -- [CHUNK_ROWS] [RUNS]
+//! [ONLY]` (defaults: 65,536 rows per chunk and row group, 15 runs of each query; every query,
+//! or only those whose name holds ONLY, for a profiler to watch). Needs the datasets.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -24,6 +25,7 @@ async fn main() {
         .next()
         .map_or(65_536, |n| n.parse().expect("CHUNK_ROWS"));
     let runs: usize = args.next().map_or(15, |n| n.parse().expect("RUNS"));
+    let only = args.next().unwrap_or_default();
     let dir = tempfile::tempdir().unwrap();
     let ctx = SessionContext::new();
 
@@ -56,7 +58,7 @@ async fn main() {
     println!("| query | tree-buf | Parquet | time ratio | tree-buf bytes read | Parquet bytes read | bytes ratio |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
     let queries = [support::BASEBALL, support::RETROSHEET, support::GEOJSON].concat();
-    for (name, sql) in queries {
+    for (name, sql) in queries.into_iter().filter(|(name, _)| name.contains(&only)) {
         let on_tree_buf = sql.replace("{t}", "_tb");
         let on_parquet = sql.replace("{t}", "_pq");
         // Runs alternate, so that a slow spell of a shared machine falls on both.
