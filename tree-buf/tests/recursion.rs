@@ -551,8 +551,14 @@ fn json_nested_100_000_levels_round_trips() {
             levels += 1;
         }
         assert_eq!(levels, depth);
-        back.drop_deep();
-        value.drop_deep();
+        // Cloning, comparing and printing go as deep, on the thread's small stack.
+        let copy = back.clone();
+        assert!(copy == back && copy == value);
+        let printed = format!("{copy:?}");
+        assert_eq!(printed.len(), depth * "Array([])".len());
+        for value in [back, value, copy] {
+            value.drop_deep();
+        }
     });
 }
 

@@ -510,3 +510,35 @@ fn rewritten_values_that_do_not_fit_the_type_are_errors() {
     assert!(decode::<Vec<u8>>(&encode(&(1u8, "a"))).is_err());
     assert_eq!(decode::<Vec<u8>>(&encode(&(1u8, 2u16))).unwrap(), [1, 2]);
 }
+
+#[test]
+fn values_print_as_a_derived_debug_would() {
+    let value = Value::Array(vec![
+        Value::Null,
+        Value::Bool(true),
+        Value::Unsigned(1),
+        Value::Signed(-2),
+        Value::Float(1.5),
+        Value::String("s".into()),
+        Value::Bytes(vec![7]),
+        Value::Object(vec![("a".into(), Value::Null)]),
+        Value::Variant("V".into(), Box::new(Value::Null)),
+        Value::Map(vec![(Value::Unsigned(3), Value::Null)]),
+    ]);
+    assert_eq!(
+        format!("{value:?}"),
+        "Array([Null, Bool(true), Unsigned(1), Signed(-2), Float(1.5), String(\"s\"), \
+         Bytes([7]), Object([(\"a\", Null)]), Variant(\"V\", Null), Map([(Unsigned(3), Null)])])"
+    );
+    assert_eq!(
+        format!(
+            "{:#?}",
+            Value::Variant("V".into(), Box::new(Value::Bool(false)))
+        ),
+        "Variant(\n    \"V\",\n    Bool(\n        false,\n    ),\n)"
+    );
+    // Equality is by variant, then content; floats as f64s.
+    assert_ne!(Value::Unsigned(1), Value::Signed(1));
+    assert_ne!(Value::Float(f64::NAN), Value::Float(f64::NAN));
+    assert_eq!(value.clone(), value);
+}

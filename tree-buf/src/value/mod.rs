@@ -55,7 +55,12 @@ use crate::types::{Decode, Encode};
 /// Its objects are `serde_json::Map`s, which keep their keys in order only when serde_json's
 /// `preserve_order` feature is on somewhere in the program; otherwise they sort them. Going
 /// through text as above keeps the order either way.
-#[derive(Debug, Clone, PartialEq, Default)]
+///
+/// `Clone`, `PartialEq` and `Debug` go down as deep as a value nests without overflowing the
+/// stack (they move to a fresh stack segment when it runs low), as decoding does. Dropping is
+/// the one thing that recurses on the stack it is given: a value nested tens of thousands of
+/// levels deep (a hostile file's, say) is dropped with [`Value::drop_deep`].
+#[derive(Default)]
 pub enum Value {
     /// No value: `None`, `()`, JSON `null`.
     #[default]
@@ -124,6 +129,66 @@ impl Value {
             Value::Object(fields) => fields.iter().find(|(n, _)| n == name).map(|(_, v)| v),
             _ => None,
         }
+    }
+}
+
+impl Clone for Value {
+    fn clone(&self) -> Self {
+        crate::stack::deeper(|| match self {
+            Value::Null => Value::Null,
+            Value::Bool(value) => Value::Bool(*value),
+            Value::Unsigned(value) => Value::Unsigned(*value),
+            Value::Signed(value) => Value::Signed(*value),
+            Value::Float(value) => Value::Float(*value),
+            Value::String(value) => Value::String(value.clone()),
+            Value::Bytes(value) => Value::Bytes(value.clone()),
+            Value::Array(items) => Value::Array(items.clone()),
+            Value::Object(fields) => Value::Object(fields.clone()),
+            Value::Variant(name, content) => Value::Variant(name.clone(), content.clone()),
+            Value::Map(entries) => Value::Map(entries.clone()),
+        })
+    }
+}
+
+impl PartialEq for Value {
+    /// Equal variants with equal contents; floats compare as `f64`s do (`NaN` is unequal to
+    /// itself).
+    fn eq(&self, other: &Self) -> bool {
+        crate::stack::deeper(|| match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Unsigned(a), Value::Unsigned(b)) => a == b,
+            (Value::Signed(a), Value::Signed(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Bytes(a), Value::Bytes(b)) => a == b,
+            (Value::Array(a), Value::Array(b)) => a == b,
+            (Value::Object(a), Value::Object(b)) => a == b,
+            (Value::Variant(a, x), Value::Variant(b, y)) => a == b && x == y,
+            (Value::Map(a), Value::Map(b)) => a == b,
+            _ => false,
+        })
+    }
+}
+
+impl std::fmt::Debug for Value {
+    /// As a derived `Debug` writes it: `Array([Unsigned(1), Null])`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        crate::stack::deeper(|| match self {
+            Value::Null => f.write_str("Null"),
+            Value::Bool(value) => f.debug_tuple("Bool").field(value).finish(),
+            Value::Unsigned(value) => f.debug_tuple("Unsigned").field(value).finish(),
+            Value::Signed(value) => f.debug_tuple("Signed").field(value).finish(),
+            Value::Float(value) => f.debug_tuple("Float").field(value).finish(),
+            Value::String(value) => f.debug_tuple("String").field(value).finish(),
+            Value::Bytes(value) => f.debug_tuple("Bytes").field(value).finish(),
+            Value::Array(items) => f.debug_tuple("Array").field(items).finish(),
+            Value::Object(fields) => f.debug_tuple("Object").field(fields).finish(),
+            Value::Variant(name, content) => {
+                f.debug_tuple("Variant").field(name).field(content).finish()
+            }
+            Value::Map(entries) => f.debug_tuple("Map").field(entries).finish(),
+        })
     }
 }
 
