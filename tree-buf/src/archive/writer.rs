@@ -240,27 +240,27 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
                     layout.write_chunk(out, &parts, rows as u64, statistics);
                 },
             )
-            .map_err(|error| match error.kind() {
-                EncodeErrorKind::DepthLimit if layout.version < Version::RECURSION => {
-                    EncodeError::new(
-                        error.kind(),
-                        error.path(),
-                        format!(
-                    "{}: this archive declares format version {}, whose rows keep a schema \
-                     level per level (an archive whose first chunk nests that deep declares \
-                     version {}, whose rows nest as deep as they like)",
-                    error.message(),
-                    layout.version.0,
-                    Version::RECURSION.0
-                ),
-                    )
-                }
-                _ => error,
-            })?;
+            .map_err(|error| explain_depth(error, layout.version))?;
         self.options.encode.settings.newest = self.layout.version;
         self.sink.write_all(&self.scratch.out)?;
         Ok(())
     }
+}
+
+/// `error`, saying why when it is a row nested deeper than an archive of `version` takes.
+fn explain_depth(error: EncodeError, version: Version) -> EncodeError {
+    if error.kind() != EncodeErrorKind::DepthLimit || version >= Version::RECURSION {
+        return error;
+    }
+    let message = format!(
+        "{}: this archive declares format version {}, whose rows keep a schema level per level \
+         (an archive whose first chunk nests that deep declares version {}, whose rows nest as \
+         deep as they like)",
+        error.message(),
+        version.0,
+        Version::RECURSION.0
+    );
+    EncodeError::new(error.kind(), error.path(), message)
 }
 
 impl Layout {
