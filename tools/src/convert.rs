@@ -64,7 +64,13 @@ impl Chunking {
 
 /// An archive error on `name`.
 pub fn archive_error(name: &str, error: &ArchiveError) -> CliError {
-    CliError::new(format!("{name}: {error}"))
+    match error {
+        // Only a pipe's reader breaks a write (files and terminals do not): standard output's.
+        ArchiveError::Io(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            CliError::output_closed()
+        }
+        _ => CliError::new(format!("{name}: {error}")),
+    }
 }
 
 /// Skips the whitespace at the start of `input` and gives the first byte after it, if any.

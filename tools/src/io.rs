@@ -184,7 +184,10 @@ impl Output {
     /// The error of a failed write, naming the output. A reader of standard output that stops
     /// early (`| head`) is no error: see [`write_stdout`].
     pub fn error(&self, error: &io::Error) -> CliError {
-        CliError::new(format!("{}: {error}", self.name))
+        match (&self.sink, error.kind()) {
+            (Sink::Stdout(_), io::ErrorKind::BrokenPipe) => CliError::output_closed(),
+            _ => CliError::new(format!("{}: {error}", self.name)),
+        }
     }
 
     /// Flushes the output and puts a file in place.

@@ -22,18 +22,34 @@ use export::Open;
 
 /// A one-line error for the user: what went wrong and where.
 #[derive(Debug)]
-pub struct CliError(String);
+pub struct CliError {
+    message: String,
+    /// Standard output's reader stopped reading (`| head`): that ends a command quietly, as it
+    /// ends other programs.
+    output_closed: bool,
+}
 
 impl CliError {
     pub fn new(message: impl Into<String>) -> Self {
-        CliError(message.into())
+        CliError {
+            message: message.into(),
+            output_closed: false,
+        }
+    }
+
+    /// The end of a command whose standard output was closed by its reader.
+    pub fn output_closed() -> Self {
+        CliError {
+            message: "standard output was closed".to_owned(),
+            output_closed: true,
+        }
     }
 }
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // One line, whatever the cause's formatting.
-        f.write_str(&self.0.replace('\n', " "))
+        f.write_str(&self.message.replace('\n', " "))
     }
 }
 
@@ -383,6 +399,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(error) if error.output_closed => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error}");
             ExitCode::FAILURE

@@ -615,6 +615,33 @@ fn json_nests_as_deep_as_it_likes() {
 }
 
 #[test]
+fn a_reader_that_stops_early_ends_commands_quietly() {
+    let file = scratch("closed.tb");
+    let json = scratch_file("closed.json", "[{\"a\": 1}, {\"a\": 2}]");
+    succeeds(&["from-json", path(&json), "-o", path(&file)]);
+    // Standard output's reader is gone before the program writes (`| head` that stopped).
+    for args in [
+        &["info", path(&file)][..],
+        &["schema", path(&file)],
+        &["to-json", path(&file)],
+        &["to-csv", path(&file)],
+        &["size-breakdown", path(&file)],
+        &["from-json", path(&json), "-o", "-"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tree-buf"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the tree-buf binary runs");
+        drop(child.stdout.take());
+        let output = child.wait_with_output().expect("the program ends");
+        assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+        assert_eq!(stderr(&output), "", "{args:?}");
+    }
+}
+
+#[test]
 fn csv_round_trips_through_an_archive() {
     // Column c is blank in the first chunk: it keeps its place in the header.
     let text = "a,b,c,d\n1,x,,true\n2,y,,false\n3,\"z, q\",1.5,\n4,w,2.5,true\n";

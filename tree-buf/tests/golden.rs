@@ -787,6 +787,30 @@ fn archive_of<T: Encode>(rows: &[T], chunk_rows: usize) -> Vec<u8> {
     writer.finish().expect("an archive in memory is written")
 }
 
+/// Rows of JSON-like values, the first nested deeper than the schema's levels of whole values
+/// reach (so the archive declares version 6, its first chunk holding recursion nodes), the later
+/// ones shallow and deep again.
+fn deep_value_rows() -> Vec<Value> {
+    let nested = |depth: usize| {
+        (0..depth).fold(Value::String("bottom".into()), |inner, level| {
+            match level % 3 {
+                0 => Value::Array(vec![Value::Unsigned(level as u128), inner]),
+                1 => Value::Object(vec![
+                    ("level".into(), Value::Signed(-(level as i128))),
+                    ("next".into(), inner),
+                ]),
+                _ => Value::Variant("wrapped".into(), Box::new(inner)),
+            }
+        })
+    };
+    vec![nested(60), nested(2), Value::Null, nested(100)]
+}
+
+/// Values in chunks of two rows.
+fn values_in_pairs(rows: &[Value]) -> Vec<u8> {
+    archive_of(rows, 2)
+}
+
 /// Game logs in chunks of 5, with statistics in the footer.
 fn chunked_games(rows: &[retrosheet::Game]) -> Vec<u8> {
     archive_of(rows, 5)
@@ -1062,6 +1086,10 @@ fn cases() -> Vec<Case> {
         ),
         archive_case("archive_widened", widening_rows, widened),
         archive_case("archive_appended", appended_rows, appended_twice),
+        written_in(
+            "v6",
+            archive_case("archive_deep_values", deep_value_rows, values_in_pairs),
+        ),
     ]
 }
 
@@ -1159,17 +1187,23 @@ fn golden_files_decode_to_their_values() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// The version a file needs, found from what it holds: the archive layout (4), a Huffman stream
-/// anywhere (3), a keyed string stream (2), else 1.
+/// Whether a recursion node of `reader`'s schema holds values.
+fn holds_recursion(reader: &tree_buf::Reader<'_>) -> bool {
+    (reader.schema().iter())
+        .any(|node| node.node_type == tree_buf::NodeType::Recursion && node.bytes > 0)
+}
+
+/// The version a file needs, found from what it holds: recursion nodes that hold values (6), the
+/// archive layout (4), Huffman codes in four streams (5) or one (3) anywhere, a keyed string
+/// stream (2), else 1.
 fn version_needed(bytes: &[u8]) -> u8 {
     if bytes[5] & 0x01 != 0 {
-        return 4;
+        let archive = Archive::from_bytes(bytes).expect("an archive just written opens");
+        let recursive = (0..archive.chunks().len())
+            .any(|index| holds_recursion(&archive.chunk_reader(index).expect("a chunk opens")));
+        return if recursive { 6 } else { 4 };
     }
-    let schema = tree_buf::Reader::new(bytes)
-        .expect("a file just written opens")
-        .schema();
-    if (schema.iter()).any(|node| node.node_type == tree_buf::NodeType::Recursion && node.bytes > 0)
-    {
+    if holds_recursion(&tree_buf::Reader::new(bytes).expect("a file just written opens")) {
         return 6;
     }
     let breakdown =
