@@ -125,6 +125,9 @@ pub struct DecodeContext<'a> {
     pending: Vec<PendingLeaf<'a>>,
     /// The number of values of the nodes [`Self::values_at`] has worked out, by node id.
     counts: HashMap<u32, usize>,
+    /// How many values each child of an enum or union node holds, by the node's id: its
+    /// discriminants are read once for all its children.
+    member_counts: HashMap<u32, Vec<usize>>,
     /// The targets of recursion nodes read so far, by node id.
     recursions: HashMap<u32, Arc<Recursion>>,
     /// The pools of values that the anchors being built lend to recursion nodes below them: by
@@ -194,6 +197,7 @@ impl<'a> DecodeContext<'a> {
             defer: false,
             pending: Vec::new(),
             counts: HashMap::new(),
+            member_counts: HashMap::new(),
             recursions: HashMap::new(),
             pools: Vec::new(),
             depth_limit,
@@ -852,7 +856,16 @@ impl<'a> DecodeContext<'a> {
             None => self.values_with_recursions(node, 1)?,
             Some((parent, index)) => {
                 let count = self.values_at(parent)?;
-                let count = crate::reader::values_below(parent, index, count, self)?;
+                let count = match parent.node_type() {
+                    NodeType::Enum | NodeType::Union => {
+                        if !self.member_counts.contains_key(&parent.id()) {
+                            let (_, counts) = self.discriminants_and_counts(parent, count)?;
+                            self.member_counts.insert(parent.id(), counts);
+                        }
+                        self.member_counts[&parent.id()][index]
+                    }
+                    _ => crate::reader::values_below(parent, index, count, self)?,
+                };
                 self.values_with_recursions(node, count)?
             }
         };
