@@ -216,11 +216,7 @@ pub(crate) fn values_below(
             .sum(),
         NodeType::Seq | NodeType::Map => ctx.lengths(node, count)?.1,
         NodeType::Array => node.array_items(count)?,
-        NodeType::Enum | NodeType::Union => ctx
-            .discriminants(node, count)?
-            .into_iter()
-            .filter(|&discriminant| discriminant as usize == index)
-            .count(),
+        NodeType::Enum | NodeType::Union => ctx.member_count(node, index, count)?,
         // A tuple or struct value holds one value of each element or field.
         _ => count,
     };

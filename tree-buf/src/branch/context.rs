@@ -125,9 +125,9 @@ pub struct DecodeContext<'a> {
     pending: Vec<PendingLeaf<'a>>,
     /// The number of values of the nodes [`Self::values_at`] has worked out, by node id.
     counts: HashMap<u32, usize>,
-    /// How many values each child of an enum or union node holds, by the node's id: its
-    /// discriminants are read once for all its children.
-    member_counts: HashMap<u32, Vec<usize>>,
+    /// By the id of an enum or union node: the number of its values these were worked out for,
+    /// and how many of them each of its children holds (see [`Self::member_count`]).
+    member_counts: HashMap<u32, (usize, Vec<usize>)>,
     /// The targets of recursion nodes read so far, by node id.
     recursions: HashMap<u32, Arc<Recursion>>,
     /// The pools of values that the anchors being built lend to recursion nodes below them: by
@@ -390,6 +390,22 @@ impl<'a> DecodeContext<'a> {
         count: usize,
     ) -> Result<Vec<u32>, DecodeError> {
         self.shaping(node, count, 4, int::decode::<u32>)
+    }
+
+    /// How many of the `count` values of an enum or union `node` are of its child `index`. The
+    /// discriminants are read once for all its children, however many of them are asked about.
+    pub(crate) fn member_count(
+        &mut self,
+        node: NodeRef<'_>,
+        index: usize,
+        count: usize,
+    ) -> Result<usize, DecodeError> {
+        if (self.member_counts.get(&node.id())).is_none_or(|(of, _)| *of != count) {
+            let (_, counts) = self.discriminants_and_counts(node, count)?;
+            self.member_counts.insert(node.id(), (count, counts));
+        }
+        let (_, counts) = &self.member_counts[&node.id()];
+        Ok(counts.get(index).copied().unwrap_or(0))
     }
 
     /// The `count` discriminants of an enum or union node read as they are written, and how
@@ -856,16 +872,7 @@ impl<'a> DecodeContext<'a> {
             None => self.values_with_recursions(node, 1)?,
             Some((parent, index)) => {
                 let count = self.values_at(parent)?;
-                let count = match parent.node_type() {
-                    NodeType::Enum | NodeType::Union => {
-                        if !self.member_counts.contains_key(&parent.id()) {
-                            let (_, counts) = self.discriminants_and_counts(parent, count)?;
-                            self.member_counts.insert(parent.id(), counts);
-                        }
-                        self.member_counts[&parent.id()][index]
-                    }
-                    _ => crate::reader::values_below(parent, index, count, self)?,
-                };
+                let count = crate::reader::values_below(parent, index, count, self)?;
                 self.values_with_recursions(node, count)?
             }
         };
