@@ -23,6 +23,10 @@
 //! - **Chunks in parallel.** The chunks are spread over DataFusion's target partitions, in runs
 //!   of consecutive chunks.
 //!
+//! [`TreeBufFormat`] is tree-buf as a DataFusion file format, for `ListingTable`: archives in any
+//! object store, Hive-style partitioned directories, and large files split over partitions by
+//! chunk ranges.
+//!
 //! ```
 //! use datafusion::prelude::SessionContext;
 //! use tree_buf::archive::{ArchiveOptions, ArchiveWriter};
@@ -52,6 +56,7 @@
 
 #[cfg(feature = "proto")]
 mod codec;
+mod format;
 mod prune;
 mod scan;
 mod table;
@@ -66,6 +71,7 @@ use tree_buf_arrow::{ArrowOptions, StringLayout};
 pub use codec::{ballista_codecs, ballista_state};
 #[cfg(feature = "proto")]
 pub use codec::{TreeBufLogicalCodec, TreeBufPhysicalCodec, SCAN_TAG, TABLE_TAG};
+pub use format::{TreeBufFormat, TreeBufFormatFactory, TreeBufSource};
 pub use scan::TreeBufExec;
 pub use table::{TreeBufTable, TreeBufTableFactory, EXTENSION};
 
@@ -73,14 +79,22 @@ pub use table::{TreeBufTable, TreeBufTableFactory, EXTENSION};
 pub const FORMAT_NAME: &str = "TREEBUF";
 
 /// Lets `CREATE EXTERNAL TABLE ... STORED AS TREEBUF LOCATION '...'` make tree-buf tables in
-/// `ctx`. A location is an archive, or a directory whose `*.tb` archives are read in the order
-/// of their names.
+/// `ctx`, and registers [`TreeBufFormat`] as the session's file format `treebuf`.
+///
+/// A local location (a path, or a `file://` URL) is an archive, or a directory whose `*.tb`
+/// archives are read in the order of their names: a [`TreeBufTable`]. A location in another
+/// object store registered with the session (`s3://bucket/games/`, `memory:///games.tb`), or a
+/// table `PARTITIONED BY` columns of its directories' names (`season=2018/`), is a
+/// `ListingTable` of [`TreeBufFormat`].
 pub fn register(ctx: &SessionContext) {
     let state = ctx.state_ref();
     let mut state = state.write();
     state
         .table_factories_mut()
         .insert(FORMAT_NAME.to_owned(), Arc::new(TreeBufTableFactory));
+    state
+        .register_file_format(Arc::new(TreeBufFormatFactory), true)
+        .unwrap_or_else(|_| unreachable!("registering a file format over another never fails"));
 }
 
 /// How tables lay out the archives' values in Arrow: strings as views, which is how DataFusion

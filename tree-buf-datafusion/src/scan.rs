@@ -457,19 +457,19 @@ fn narrow(selection: &Selection, paths: &[&[String]]) -> Selection {
 }
 
 /// The record batches of a partition's chunks, each read when it is asked for.
-struct ChunkBatches {
-    archives: Vec<Arc<Archive<'static>>>,
-    schema: SchemaRef,
+pub(crate) struct ChunkBatches {
+    pub(crate) archives: Vec<Arc<Archive<'static>>>,
+    pub(crate) schema: SchemaRef,
     /// Each column's name and what is read of it.
-    selection: Vec<(String, Selection)>,
-    chunks: std::vec::IntoIter<ChunkRef>,
+    pub(crate) selection: Vec<(String, Selection)>,
+    pub(crate) chunks: std::vec::IntoIter<ChunkRef>,
     /// Rows still wanted, if there is a limit.
-    remaining: Option<usize>,
-    runtime_filters: RuntimeFilters,
+    pub(crate) remaining: Option<usize>,
+    pub(crate) runtime_filters: RuntimeFilters,
     /// The bytes of the branches read.
-    bytes_scanned: Count,
+    pub(crate) bytes_scanned: Count,
     /// The chunks the runtime filters ruled out.
-    chunks_skipped: Count,
+    pub(crate) chunks_skipped: Count,
 }
 
 impl Iterator for ChunkBatches {

@@ -9,6 +9,7 @@ use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::catalog::{Session, TableProvider, TableProviderFactory};
 use datafusion::common::stats::Precision;
 use datafusion::common::{DataFusionError, Result, Statistics};
+use datafusion::datasource::listing_table_factory::ListingTableFactory;
 use datafusion::datasource::TableType;
 use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
@@ -160,13 +161,13 @@ impl TreeBufTable {
 
 /// The archives at `paths`, each opened (mapped, not read).
 pub(crate) fn open_archives(paths: &[PathBuf]) -> Result<Vec<Archive<'static>>> {
-    (paths.iter())
-        .map(|path| {
-            Archive::open(path).map_err(|error| {
-                DataFusionError::External(format!("{}: {error}", path.display()).into())
-            })
-        })
-        .collect()
+    paths.iter().map(|path| open_archive(path)).collect()
+}
+
+/// The archive at `path`, mapped; an error names the file.
+pub(crate) fn open_archive(path: &FsPath) -> Result<Archive<'static>> {
+    Archive::open(path)
+        .map_err(|error| DataFusionError::External(format!("{}: {error}", path.display()).into()))
 }
 
 /// The columns of all of `archives`' chunks, each of the widest type any chunk holds it as
@@ -258,7 +259,9 @@ impl TableProvider for TreeBufTable {
 
 /// Makes `CREATE EXTERNAL TABLE name STORED AS TREEBUF LOCATION 'path'` open tree-buf archives
 /// (a file, or a directory of `*.tb` files) as a [`TreeBufTable`]; [`register`](crate::register)
-/// installs it.
+/// installs it. Locations in other object stores than the local disk, and tables `PARTITIONED
+/// BY` directory names, are made `ListingTable`s of [`TreeBufFormat`](crate::TreeBufFormat) by
+/// DataFusion's own factory (which finds the format `register` installs).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct TreeBufTableFactory;
 
@@ -266,9 +269,14 @@ pub struct TreeBufTableFactory;
 impl TableProviderFactory for TreeBufTableFactory {
     async fn create(
         &self,
-        _state: &dyn Session,
+        state: &dyn Session,
         cmd: &CreateExternalTable,
     ) -> Result<Arc<dyn TableProvider>> {
+        let local =
+            |location: &String| !location.contains("://") || location.starts_with("file://");
+        if !cmd.table_partition_cols.is_empty() || !cmd.locations.iter().all(local) {
+            return ListingTableFactory::new().create(state, cmd).await;
+        }
         let locations = (cmd.locations.iter())
             .map(|location| location.strip_prefix("file://").unwrap_or(location));
         let table = TreeBufTable::open_all(locations)?;

@@ -1,6 +1,8 @@
-//! SQL over tree-buf archives: answers, the chunks and bytes a scan reads, and the same queries
-//! over the same rows in Parquet, which must answer alike.
+//! SQL over tree-buf archives: answers, the chunks and bytes a scan reads, archives read through
+//! DataFusion's file format machinery (object stores, partitions), and the same queries over
+//! the same rows in Parquet, which must answer alike.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -8,11 +10,18 @@ use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::catalog::TableProvider;
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
+use datafusion::execution::object_store::ObjectStoreUrl;
+use datafusion::object_store::memory::InMemory;
+use datafusion::object_store::path::Path as ObjectPath;
+use datafusion::object_store::{ObjectStore, ObjectStoreExt};
 use datafusion::physical_plan::displayable;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
 use tree_buf::{Encode, Value};
-use tree_buf_datafusion::{register, TreeBufTable};
+use tree_buf_datafusion::{register, TreeBufFormat, TreeBufTable};
 
 mod support;
 
@@ -32,34 +41,39 @@ struct Team {
 
 /// Writes `rows` as an archive of chunks of `chunk_rows` rows.
 fn write_archive<T: Encode>(path: &Path, rows: &[T], chunk_rows: usize) {
+    std::fs::write(path, archive(rows, chunk_rows)).unwrap();
+}
+
+/// `rows` as the bytes of an archive of chunks of `chunk_rows` rows.
+fn archive<T: Encode>(rows: &[T], chunk_rows: usize) -> Vec<u8> {
     let options = ArchiveOptions::default().chunk_rows(chunk_rows);
-    let mut writer = ArchiveWriter::create_with_options(path, options).unwrap();
+    let mut writer = ArchiveWriter::with_options(Vec::new(), options).unwrap();
     for row in rows {
         writer.push(row).unwrap();
     }
-    writer.finish().unwrap();
+    writer.finish().unwrap()
 }
 
-fn seasons(count: u16) -> Vec<Season> {
-    (0..count)
-        .map(|i| Season {
-            player: format!("player{:02}", i % 7),
-            year: 1900 + i,
-            hits: (i % 5 != 0).then_some(i * 3),
-            team: Team {
-                name: ["BOS", "NYA", "TOR"][usize::from(i % 3)].to_owned(),
-                league: if i % 2 == 0 { "AL" } else { "NL" }.to_owned(),
-            },
-        })
-        .collect()
+/// Rows `rows` of a made-up table whose years rise with the rows.
+fn seasons(rows: Range<u16>) -> Vec<Season> {
+    rows.map(|i| Season {
+        player: format!("player{:02}", i % 7),
+        year: 1900 + i,
+        hits: (i % 5 != 0).then_some(i * 3),
+        team: Team {
+            name: ["BOS", "NYA", "TOR"][usize::from(i % 3)].to_owned(),
+            league: if i % 2 == 0 { "AL" } else { "NL" }.to_owned(),
+        },
+    })
+    .collect()
 }
 
-/// A session with `seasons(count)` as the table `seasons`, an archive of chunks of `chunk_rows`
+/// A session with `seasons(0..count)` as the table `seasons`, an archive of chunks of `chunk_rows`
 /// rows in a directory that lives as long as the first of the three.
 fn seasons_table(count: u16, chunk_rows: usize) -> (tempfile::TempDir, PathBuf, SessionContext) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("seasons.tb");
-    write_archive(&path, &seasons(count), chunk_rows);
+    write_archive(&path, &seasons(0..count), chunk_rows);
     let ctx = SessionContext::new();
     let table = TreeBufTable::open(&path).unwrap();
     ctx.register_table("seasons", Arc::new(table)).unwrap();
@@ -220,7 +234,7 @@ async fn top_k_sorts_skip_chunks_as_their_threshold_tightens() {
     // and the sort's dynamic filter (`year < 1903`) rules out every later chunk by its bounds.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("seasons.tb");
-    write_archive(&path, &seasons(100), 10);
+    write_archive(&path, &seasons(0..100), 10);
     let config = SessionConfig::new().with_target_partitions(1);
     let ctx = SessionContext::new_with_config(config);
     ctx.register_table("seasons", Arc::new(TreeBufTable::open(&path).unwrap()))
@@ -257,7 +271,7 @@ async fn a_limit_reads_the_first_chunks() {
 #[tokio::test]
 async fn create_external_table_reads_files_and_directories() {
     let dir = tempfile::tempdir().unwrap();
-    let all = seasons(60);
+    let all = seasons(0..60);
     let (first, second) = all.split_at(25);
     write_archive(&dir.path().join("a.tb"), first, 10);
     write_archive(&dir.path().join("b.tb"), second, 10);
@@ -399,6 +413,172 @@ impl Twins {
         assert_eq!(on_tree_buf, on_parquet, "{sql}");
         assert!(on_tree_buf.lines().count() > 4, "{sql}: {on_tree_buf}");
     }
+}
+
+// tree-buf as a file format: archives in object stores, partitioned directories and large
+// archives split into chunk ranges, read by DataFusion's `ListingTable`.
+
+#[tokio::test]
+async fn archives_in_an_object_store_answer_as_local_ones() {
+    let store = InMemory::new();
+    for (name, rows) in [("seasons/a.tb", 0..60), ("seasons/b.tb", 60..100)] {
+        let bytes = archive(&seasons(rows), 10);
+        store
+            .put(&ObjectPath::from(name), bytes.into())
+            .await
+            .unwrap();
+    }
+    let ctx = SessionContext::new();
+    let url = ObjectStoreUrl::parse("memory://").unwrap();
+    ctx.register_object_store(url.as_ref(), Arc::new(store));
+    register(&ctx);
+    ctx.sql("CREATE EXTERNAL TABLE seasons STORED AS TREEBUF LOCATION 'memory:///seasons/'")
+        .await
+        .unwrap();
+
+    for sql in [
+        "SELECT team['name'] AS team, count(*) AS n, count(hits) AS with_hits, sum(hits) AS hits \
+         FROM seasons GROUP BY team['name'] ORDER BY team",
+        "SELECT player, year, team['league'] AS league FROM seasons WHERE year BETWEEN 1955 AND \
+         1964 ORDER BY year",
+        "SELECT count(*) AS n FROM seasons WHERE hits IS NULL",
+    ] {
+        let (_dir, _, local) = seasons_table(100, 10);
+        assert_eq!(answer(&ctx, sql).await, answer(&local, sql).await, "{sql}");
+    }
+
+    // Years rise with the rows: 1,925 to 1,934 lie in 2 of the 10 chunks, and the footer's
+    // statistics skip the other 8 unread.
+    let sql = "SELECT player FROM seasons WHERE year BETWEEN 1925 AND 1934";
+    let (batches, plan) = support::run(&ctx, sql).await;
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 10);
+    assert_eq!(support::metric(plan.as_ref(), "chunks_skipped"), 8);
+
+    // A column is read from its own branches only.
+    let (_, one) = support::run(&ctx, "SELECT max(year) FROM seasons").await;
+    let (_, all) = support::run(&ctx, "SELECT * FROM seasons").await;
+    let (one, all) = (
+        support::scanned_bytes(one.as_ref()),
+        support::scanned_bytes(all.as_ref()),
+    );
+    assert!(one > 0 && one * 5 < all, "{one} of {all} bytes");
+}
+
+#[tokio::test]
+async fn partitioned_directories_are_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    for (season, rows) in [("2017", 0..30), ("2018", 30..100)] {
+        let folder = dir.path().join(format!("season={season}"));
+        std::fs::create_dir(&folder).unwrap();
+        write_archive(&folder.join("games.tb"), &seasons(rows), 16);
+    }
+    let ctx = SessionContext::new();
+    register(&ctx);
+    let create = format!(
+        "CREATE EXTERNAL TABLE seasons STORED AS TREEBUF PARTITIONED BY (season) LOCATION '{}/'",
+        dir.path().display()
+    );
+    ctx.sql(&create).await.unwrap();
+    let got = answer(
+        &ctx,
+        "SELECT season, count(*) AS n, min(year) AS first FROM seasons WHERE team['name'] = \
+         'BOS' GROUP BY season ORDER BY season",
+    )
+    .await;
+    let expected = [
+        "+--------+----+-------+",
+        "| season | n  | first |",
+        "+--------+----+-------+",
+        "| 2017   | 10 | 1900  |",
+        "| 2018   | 24 | 1930  |",
+        "+--------+----+-------+",
+    ];
+    assert_eq!(got, expected.join("\n"));
+}
+
+#[tokio::test]
+async fn a_large_archive_is_read_in_chunk_ranges_once_each() {
+    let dir = tempfile::tempdir().unwrap();
+    write_archive(&dir.path().join("seasons.tb"), &seasons(0..1000), 10);
+    // DataFusion splits a file this small over partitions only when the minimum size is 0 and
+    // the batches are fewer rows than the footer says the file has.
+    let config = SessionConfig::new()
+        .with_target_partitions(4)
+        .with_repartition_file_min_size(0)
+        .with_batch_size(100);
+    let ctx = SessionContext::new_with_config(config);
+    let url = ListingTableUrl::parse(format!("{}/", dir.path().display())).unwrap();
+    let options = ListingOptions::new(Arc::new(TreeBufFormat)).with_file_extension(".tb");
+    let table = ListingTableConfig::new(url)
+        .with_listing_options(options)
+        .infer_schema(&ctx.state())
+        .await
+        .unwrap();
+    let table = ListingTable::try_new(table).unwrap();
+    ctx.register_table("seasons", Arc::new(table)).unwrap();
+
+    let frame = ctx
+        .sql(
+            "SELECT team['name'] AS team, count(*) AS n, sum(year) AS years FROM seasons \
+             GROUP BY team['name'] ORDER BY team",
+        )
+        .await
+        .unwrap();
+    let plan = frame.clone().create_physical_plan().await.unwrap();
+    let text = displayable(plan.as_ref()).indent(true).to_string();
+    assert!(text.contains("file_groups={4 groups:"), "{text}");
+    let batches = frame.collect().await.unwrap();
+    let expected = [
+        "+------+-----+--------+",
+        "| team | n   | years  |",
+        "+------+-----+--------+",
+        "| BOS  | 334 | 801433 |",
+        "| NYA  | 333 | 798867 |",
+        "| TOR  | 333 | 799200 |",
+        "+------+-----+--------+",
+    ];
+    assert_eq!(
+        pretty_format_batches(&batches).unwrap().to_string(),
+        expected.join("\n")
+    );
+}
+
+#[tokio::test]
+async fn the_format_takes_no_options_and_writes_nothing() {
+    let ctx = SessionContext::new();
+    let store = InMemory::new();
+    let bytes = archive(&seasons(0..10), 10);
+    store
+        .put(&ObjectPath::from("seasons/a.tb"), bytes.into())
+        .await
+        .unwrap();
+    let store: Arc<dyn ObjectStore> = Arc::new(store);
+    ctx.register_object_store(ObjectStoreUrl::parse("memory://").unwrap().as_ref(), store);
+    register(&ctx);
+    let error = ctx
+        .sql(
+            "CREATE EXTERNAL TABLE seasons STORED AS TREEBUF LOCATION 'memory:///seasons/' \
+             OPTIONS ('format.compression' 'zstd')",
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("take no format options"),
+        "{error}"
+    );
+
+    ctx.sql("CREATE EXTERNAL TABLE seasons STORED AS TREEBUF LOCATION 'memory:///seasons/'")
+        .await
+        .unwrap();
+    assert_eq!(
+        answer(&ctx, "SELECT count(*) AS n FROM seasons").await,
+        "+----+\n| n  |\n+----+\n| 10 |\n+----+"
+    );
+    let error = match ctx.sql("INSERT INTO seasons SELECT * FROM seasons").await {
+        Ok(frame) => frame.collect().await.unwrap_err(),
+        Err(error) => error,
+    };
+    assert!(error.to_string().contains("not implemented"), "{error}");
 }
 
 #[tokio::test]

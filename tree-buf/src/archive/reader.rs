@@ -21,10 +21,11 @@ use crate::reader::{values_at_end, values_below};
 use crate::schema::{resolve, AsPath, NodeType, SchemaTree};
 use crate::types::{decode_root, Decode, Indirect, ValueDecoder};
 
-/// The bytes of an archive: borrowed, or a memory map of its file.
+/// The bytes of an archive: borrowed, a memory map of its file, or a buffer it owns.
 enum Bytes<'a> {
     Borrowed(&'a [u8]),
     Mapped(memmap2::Mmap),
+    Owned(Box<dyn AsRef<[u8]> + Send + Sync>),
 }
 
 impl Bytes<'_> {
@@ -32,6 +33,7 @@ impl Bytes<'_> {
         match self {
             Bytes::Borrowed(bytes) => bytes,
             Bytes::Mapped(map) => map,
+            Bytes::Owned(buffer) => (**buffer).as_ref(),
         }
     }
 }
@@ -120,6 +122,38 @@ impl Archive<'static> {
         options: DecodeOptions,
     ) -> Result<Self, ArchiveError> {
         Self::map(&File::open(path)?, options)
+    }
+
+    /// Opens an archive held in a buffer it takes: a `Vec<u8>`, a `Box<[u8]>`, an `Arc<[u8]>`
+    /// or a `bytes::Bytes` as an object store or a network read hands it over, with the default
+    /// [`DecodeOptions`]. The archive owns its bytes, so it can outlive the code that read them
+    /// and move between threads.
+    ///
+    /// ```
+    /// use tree_buf::archive::{Archive, ArchiveWriter};
+    ///
+    /// let mut writer = ArchiveWriter::new(Vec::new())?;
+    /// for day in 1..=3u32 {
+    ///     writer.push(&day)?;
+    /// }
+    /// let bytes: Vec<u8> = writer.finish()?;
+    /// let archive: Archive<'static> = Archive::from_buffer(bytes)?;
+    /// let days = std::thread::spawn(move || archive.decode_all::<u32>()).join().unwrap()?;
+    /// assert_eq!(days, [1, 2, 3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_buffer(
+        buffer: impl AsRef<[u8]> + Send + Sync + 'static,
+    ) -> Result<Self, DecodeError> {
+        Self::from_buffer_with_options(buffer, DecodeOptions::default())
+    }
+
+    /// [`Self::from_buffer`] under the given limits.
+    pub fn from_buffer_with_options(
+        buffer: impl AsRef<[u8]> + Send + Sync + 'static,
+        options: DecodeOptions,
+    ) -> Result<Self, DecodeError> {
+        Archive::new(Bytes::Owned(Box::new(buffer)), options, false)
     }
 
     /// Maps `file` and opens it.
@@ -550,7 +584,8 @@ impl<'a> Archive<'a> {
     /// [`Decode`] types.
     ///
     /// The context reads the bytes the archive was opened from ([`Archive::from_bytes`]), so that
-    /// what it decodes may borrow from them; a mapped archive has none of its own to lend.
+    /// what it decodes may borrow from them; a mapped archive, or one that owns its buffer, has
+    /// none to lend for as long as `'a`.
     #[cfg(feature = "serde")]
     pub(crate) fn chunk_rows(
         &self,
@@ -558,7 +593,9 @@ impl<'a> Archive<'a> {
         budget: Budget,
     ) -> Result<(crate::schema::NodeRef<'_>, usize, DecodeContext<'a>), DecodeError> {
         let Bytes::Borrowed(bytes) = self.bytes else {
-            return Err(corrupt("a mapped archive cannot lend its bytes"));
+            return Err(corrupt(
+                "only an archive opened from borrowed bytes lends them",
+            ));
         };
         let tree = &self.schemas[self.chunk_schemas[index]].tree;
         let (chunk, checksums) = self.chunk_in(bytes, index)?;
