@@ -217,13 +217,17 @@ impl<'a> Archive<'a> {
             ));
         }
         let header_schema = Schema::parse(0, head.len - head.schema.len() - 4..head.len - 4, all)?;
-        let scan = Scan::of(all, head.len, &options);
-        let (chunks, committed) = match (read_footer_at_end(all, head.len, &options), recover) {
-            (_, true) => (scan.chunks, scan.end),
-            (Ok(footer), false) => footer,
-            (Err(error), false) => match scan.last_footer {
-                Some(footer) => footer,
-                None => return Err(error),
+        // Scanning reads and checksums every chunk: only recovery, or a footer that cannot be
+        // read from the end, needs it. Opening reads the header, the schemas and the footer.
+        let scan = || Scan::of(all, head.len, &options);
+        let (chunks, committed) = match recover {
+            true => {
+                let scan = scan();
+                (scan.chunks, scan.end)
+            }
+            false => match read_footer_at_end(all, head.len, &options) {
+                Ok(footer) => footer,
+                Err(error) => scan().last_footer.ok_or(error)?,
             },
         };
         let mut archive = Archive {
