@@ -7,7 +7,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::datatypes::{Field, Schema, SchemaRef};
 use datafusion::catalog::Session;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::parsers::CompressionTypeVariant;
@@ -36,7 +36,7 @@ use tree_buf::archive::Archive;
 use tree_buf_arrow::Selection;
 
 use crate::prune::RuntimeFilters;
-use crate::scan::ChunkBatches;
+use crate::scan::{field_paths, narrow, ChunkBatches};
 use crate::table::{open_archive, ChunkRef, EXTENSION};
 use crate::{arrow_options, external, FORMAT_NAME};
 
@@ -79,9 +79,10 @@ impl GetExt for TreeBufFormatFactory {
 ///   table's is the widest over its archives and their chunks.
 /// - **Partitions are chunk ranges.** DataFusion may split a large file into byte ranges, one per
 ///   partition; a range reads the chunks whose sections start in it.
-/// - **Projection** reads only the branches of the columns a query uses, and **filters** skip the
-///   chunks whose footer statistics rule them out (DataFusion still applies the filters to the
-///   rows read).
+/// - **Projection** reads only the branches of the columns a query uses (of a struct column it
+///   reaches only through fields, `home['score']`, those fields' branches), and **filters** skip
+///   the chunks whose footer statistics rule them out (DataFusion still applies the filters to
+///   the rows read).
 /// - **Local files** are memory-mapped, so only the branches read are read from disk. Objects in
 ///   other stores are fetched whole, once per partition that reads from them: their byte
 ///   ranges are not split over partitions, and their row counts are not given to the planner
@@ -260,13 +261,35 @@ impl FileSource for TreeBufSource {
         partition: usize,
     ) -> Result<Arc<dyn FileOpener>> {
         let file_schema = self.table_schema.file_schema();
-        let schema = Arc::new(file_schema.project(&self.projection.file_indices)?);
+        // What the projection takes of each file column: of a struct column reached only
+        // through `get_field` (`home['score']`), only those fields, whose branches alone are read.
+        // The projection above then finds them in the narrower struct by name.
+        let mut paths = Vec::new();
+        for projected in self.projection.source.iter() {
+            field_paths(&projected.expr, file_schema, &mut paths);
+        }
+        let (fields, selection): (Vec<Field>, Vec<(String, Selection)>) =
+            (self.projection.file_indices.iter())
+                .map(|&index| {
+                    let field = file_schema.field(index);
+                    let column: Vec<&[String]> = (paths.iter())
+                        .filter(|(column, _)| *column == index)
+                        .map(|(_, path)| path.as_slice())
+                        .collect();
+                    // A column the expressions do not name (none should be) is read whole.
+                    let narrowed = match column.is_empty() {
+                        true => Selection::All,
+                        false => narrow(&Selection::All, &column),
+                    };
+                    let data_type = narrowed.select_type(field.data_type());
+                    let read = field.clone().with_data_type(data_type);
+                    (read, (field.name().clone(), narrowed))
+                })
+                .unzip();
         let opener = TreeBufOpener {
             object_store,
-            selection: (schema.fields().iter())
-                .map(|field| (field.name().clone(), Selection::All))
-                .collect(),
-            schema,
+            schema: Arc::new(Schema::new(fields)),
+            selection,
             file_schema: Arc::clone(file_schema),
             filters: self.filters.clone(),
             metrics: self.metrics.clone(),

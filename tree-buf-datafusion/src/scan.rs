@@ -383,7 +383,7 @@ impl ExecutionPlan for TreeBufExec {
 /// Adds to `paths` what `expr` reads of the columns of `schema`: for each column it refers to,
 /// the index of the column and the names of the fields `get_field` takes from it, at most deep
 /// (no names for the whole column).
-fn field_paths(
+pub(crate) fn field_paths(
     expr: &Arc<dyn PhysicalExpr>,
     schema: &SchemaRef,
     paths: &mut Vec<(usize, Vec<String>)>,
@@ -428,7 +428,7 @@ fn field_access(expr: &Arc<dyn PhysicalExpr>) -> Option<(&Column, Vec<String>)> 
 }
 
 /// `selection` narrowed to the field paths given (an empty path is the whole).
-fn narrow(selection: &Selection, paths: &[&[String]]) -> Selection {
+pub(crate) fn narrow(selection: &Selection, paths: &[&[String]]) -> Selection {
     if paths.iter().any(|path| path.is_empty()) {
         return selection.clone();
     }

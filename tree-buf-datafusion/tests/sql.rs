@@ -442,6 +442,7 @@ async fn archives_in_an_object_store_answer_as_local_ones() {
         "SELECT player, year, team['league'] AS league FROM seasons WHERE year BETWEEN 1955 AND \
          1964 ORDER BY year",
         "SELECT count(*) AS n FROM seasons WHERE hits IS NULL",
+        "SELECT team['name'] AS name, team, year FROM seasons WHERE year < 1903 ORDER BY year",
     ] {
         let (_dir, _, local) = seasons_table(100, 10);
         assert_eq!(answer(&ctx, sql).await, answer(&local, sql).await, "{sql}");
@@ -462,6 +463,15 @@ async fn archives_in_an_object_store_answer_as_local_ones() {
         support::scanned_bytes(all.as_ref()),
     );
     assert!(one > 0 && one * 5 < all, "{one} of {all} bytes");
+
+    // Of a struct column, only the fields the query takes.
+    let (_, field) = support::run(&ctx, "SELECT team['name'] AS name FROM seasons").await;
+    let (_, whole) = support::run(&ctx, "SELECT team FROM seasons").await;
+    let (field, whole) = (
+        support::scanned_bytes(field.as_ref()),
+        support::scanned_bytes(whole.as_ref()),
+    );
+    assert!(field > 0 && field < whole, "{field} of {whole} bytes");
 }
 
 #[tokio::test]
