@@ -1,6 +1,7 @@
 //! Times the same SQL in DataFusion over the same rows stored as tree-buf archives and as Parquet
 //! (zstd level 3, a row group per chunk), and prints each query's median time, the bytes its
-//! scans read, and the files' sizes.
+//! scans read, and the files' sizes. Each archive is read twice: as a `TreeBufTable`, and as a
+//! `ListingTable` of `TreeBufFormat` (the file format's path, which object stores take).
 //!
 //! `cargo run --release -p tree-buf-datafusion --example query_report -- [CHUNK_ROWS] [RUNS]
 //! [ONLY]` (defaults: 65,536 rows per chunk and row group, 15 runs of each query; every query,
@@ -10,10 +11,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use tree_buf::archive::{ArchiveOptions, ArchiveWriter};
 use tree_buf::Encode;
-use tree_buf_datafusion::TreeBufTable;
+use tree_buf_datafusion::{TreeBufFormat, TreeBufTable};
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -55,39 +59,48 @@ async fn main() {
     drop(countries);
 
     println!();
-    println!("| query | tree-buf | Parquet | time ratio | tree-buf bytes read | Parquet bytes read | bytes ratio |");
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "| query | tree-buf | tree-buf (file format) | Parquet | time ratio | file format \
+         ratio | tree-buf bytes read | Parquet bytes read | bytes ratio |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let queries = [support::BASEBALL, support::RETROSHEET, support::GEOJSON].concat();
     for (name, sql) in queries.into_iter().filter(|(name, _)| name.contains(&only)) {
-        let on_tree_buf = sql.replace("{t}", "_tb");
-        let on_parquet = sql.replace("{t}", "_pq");
-        // Runs alternate, so that a slow spell of a shared machine falls on both.
-        let mut times = (Vec::new(), Vec::new());
-        let mut bytes = (0, 0);
+        let on = ["_tb", "_tf", "_pq"].map(|suffix| sql.replace("{t}", suffix));
+        // Runs take turns, so that a slow spell of a shared machine falls on all three.
+        let mut times: [Vec<Duration>; 3] = Default::default();
+        let mut bytes = [0; 3];
         for _ in 0..=runs {
-            let (time, read) = run(&ctx, &on_tree_buf).await;
-            times.0.push(time);
-            bytes.0 = read;
-            let (time, read) = run(&ctx, &on_parquet).await;
-            times.1.push(time);
-            bytes.1 = read;
+            for (which, sql) in on.iter().enumerate() {
+                let (time, read) = run(&ctx, sql).await;
+                times[which].push(time);
+                bytes[which] = read;
+            }
         }
         // The first run of each warms the page cache and DataFusion's plans.
-        let (tree_buf, parquet) = (median(&mut times.0[1..]), median(&mut times.1[1..]));
+        let [tree_buf, format, parquet] = times.map(|mut times| median(&mut times[1..]));
+        assert_eq!(
+            bytes[0], bytes[1],
+            "{name}: both tree-buf scans read the same branches"
+        );
+        let ratio = |time: Duration| time.as_secs_f64() / parquet.as_secs_f64();
         println!(
-            "| {name} | {} | {} | {:.2}x | {} | {} | {:.2}x |",
+            "| {name} | {} | {} | {} | {:.2}x | {:.2}x | {} | {} | {:.2}x |",
             millis(tree_buf),
+            millis(format),
             millis(parquet),
-            tree_buf.as_secs_f64() / parquet.as_secs_f64(),
-            bytes.0,
-            bytes.1,
-            bytes.0 as f64 / bytes.1 as f64,
+            ratio(tree_buf),
+            ratio(format),
+            bytes[0],
+            bytes[2],
+            bytes[0] as f64 / bytes[2] as f64,
         );
     }
 }
 
-/// Writes `rows` as a tree-buf archive and as Parquet, registered as `{name}_tb` and `{name}_pq`,
-/// and prints their sizes.
+/// Writes `rows` as a tree-buf archive and as Parquet, registered as `{name}_tb` (a
+/// `TreeBufTable`), `{name}_tf` (a `ListingTable` of the same archive) and `{name}_pq`, and prints
+/// their sizes.
 async fn store<T: Encode>(
     ctx: &SessionContext,
     dir: &Path,
@@ -105,6 +118,17 @@ async fn store<T: Encode>(
     let table = TreeBufTable::open(&tb).unwrap();
     ctx.register_table(format!("{name}_tb"), Arc::new(table))
         .unwrap();
+    let url = ListingTableUrl::parse(tb.to_str().unwrap()).unwrap();
+    let listing = ListingTableConfig::new(url)
+        .with_listing_options(ListingOptions::new(Arc::new(TreeBufFormat)))
+        .infer_schema(&ctx.state())
+        .await
+        .unwrap();
+    ctx.register_table(
+        format!("{name}_tf"),
+        Arc::new(ListingTable::try_new(listing).unwrap()),
+    )
+    .unwrap();
 
     let pq = dir.join(format!("{name}.parquet"));
     let batches = ctx
