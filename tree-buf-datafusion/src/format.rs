@@ -36,7 +36,7 @@ use tree_buf::archive::Archive;
 use tree_buf_arrow::Selection;
 
 use crate::prune::RuntimeFilters;
-use crate::scan::{field_paths, narrow, ChunkBatches};
+use crate::scan::{field_paths, narrow_column, ChunkBatches};
 use crate::table::{open_archive, ChunkRef, EXTENSION};
 use crate::{arrow_options, external, FORMAT_NAME};
 
@@ -272,17 +272,9 @@ impl FileSource for TreeBufSource {
             (self.projection.file_indices.iter())
                 .map(|&index| {
                     let field = file_schema.field(index);
-                    let column: Vec<&[String]> = (paths.iter())
-                        .filter(|(column, _)| *column == index)
-                        .map(|(_, path)| path.as_slice())
-                        .collect();
                     // A column the expressions do not name (none should be) is read whole.
-                    let narrowed = match column.is_empty() {
-                        true => Selection::All,
-                        false => narrow(&Selection::All, &column),
-                    };
-                    let data_type = narrowed.select_type(field.data_type());
-                    let read = field.clone().with_data_type(data_type);
+                    let (read, narrowed) = narrow_column(index, field, &Selection::All, &paths)
+                        .unwrap_or_else(|| (field.clone(), Selection::All));
                     (read, (field.name().clone(), narrowed))
                 })
                 .unzip();

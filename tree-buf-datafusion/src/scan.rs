@@ -273,18 +273,8 @@ impl ExecutionPlan for TreeBufExec {
         for (index, (field, selection)) in
             self.schema.fields().iter().zip(&self.selection).enumerate()
         {
-            let column: Vec<&[String]> = (paths.iter())
-                .filter(|(column, _)| *column == index)
-                .map(|(_, path)| path.as_slice())
-                .collect();
-            if !column.is_empty() {
-                let narrowed = narrow(selection, &column);
-                let data_type = narrowed.select_type(field.data_type());
-                kept.push((
-                    index,
-                    Field::clone(field).with_data_type(data_type),
-                    narrowed,
-                ));
+            if let Some((field, narrowed)) = narrow_column(index, field, selection, &paths) {
+                kept.push((index, field, narrowed));
             }
         }
         if kept.len() == self.selection.len()
@@ -427,8 +417,28 @@ fn field_access(expr: &Arc<dyn PhysicalExpr>) -> Option<(&Column, Vec<String>)> 
     Some((column, path))
 }
 
+/// Column `index` (`field`, of which `selection` is read) narrowed to what `paths` (of
+/// [`field_paths`]) take of it, with the type of what is read; `None` if they take nothing.
+pub(crate) fn narrow_column(
+    index: usize,
+    field: &Field,
+    selection: &Selection,
+    paths: &[(usize, Vec<String>)],
+) -> Option<(Field, Selection)> {
+    let column: Vec<&[String]> = (paths.iter())
+        .filter(|(column, _)| *column == index)
+        .map(|(_, path)| path.as_slice())
+        .collect();
+    if column.is_empty() {
+        return None;
+    }
+    let narrowed = narrow(selection, &column);
+    let data_type = narrowed.select_type(field.data_type());
+    Some((field.clone().with_data_type(data_type), narrowed))
+}
+
 /// `selection` narrowed to the field paths given (an empty path is the whole).
-pub(crate) fn narrow(selection: &Selection, paths: &[&[String]]) -> Selection {
+fn narrow(selection: &Selection, paths: &[&[String]]) -> Selection {
     if paths.iter().any(|path| path.is_empty()) {
         return selection.clone();
     }
