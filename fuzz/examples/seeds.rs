@@ -116,6 +116,20 @@ fn files() {
         record.label = format!("Player Number {}", i * 7 % 23).into();
     }
     write(&dir, "people", &people);
+    // Counts that grow with another column's, enough of them for the writer to key them by it
+    // when it prefers smaller files (a keyed integer stream, in parts by the source's values).
+    let counts: Vec<(u16, u16, u8, i8)> = (0..4200u32)
+        .map(|i| {
+            let at_bats = (i.wrapping_mul(0x9e37_79b1) >> 20) % [3, 40, 600][i as usize % 3];
+            let share = |per_mille: u32| at_bats * (i * 7919 % per_mille) / 1000;
+            (at_bats as u16, share(350) as u16, share(200) as u8, -(share(90) as i8))
+        })
+        .collect();
+    let options = EncodeOptions::default().prefer(Preference::Smaller);
+    let bytes = encode_with_options(&counts, &options).expect("seed values are shallow");
+    let path = dir.join("counts-smaller.tb");
+    std::fs::write(&path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    println!("{:>7} bytes  {}", bytes.len(), path.display());
     // A walk whose steps are mostly a few sizes, with rare escapes: Huffman codes, in four
     // streams when the walk is long.
     // `mix` picks each step: the index itself repeats with a period of 20, which run lengths

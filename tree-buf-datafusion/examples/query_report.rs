@@ -1,6 +1,7 @@
 //! Times the same SQL in DataFusion over the same rows stored as tree-buf archives and as Parquet
 //! (zstd level 3, a row group per chunk), and prints each query's median time, the bytes its
-//! scans read, and the files' sizes. Each archive is read twice: as a `TreeBufTable`, and as a
+//! scans read, and the files' sizes (and the size of each archive written with
+//! `Preference::Smaller`). Each archive is read twice: as a `TreeBufTable`, and as a
 //! `ListingTable` of `TreeBufFormat` (the file format's path, which object stores take).
 //!
 //! `cargo run --release -p tree-buf-datafusion --example query_report -- [CHUNK_ROWS] [RUNS]
@@ -16,7 +17,7 @@ use datafusion::datasource::listing::{
 };
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use tree_buf::archive::{ArchiveOptions, ArchiveWriter};
-use tree_buf::Encode;
+use tree_buf::{Encode, EncodeOptions, Preference};
 use tree_buf_datafusion::{TreeBufFormat, TreeBufTable};
 
 #[path = "../tests/support/mod.rs"]
@@ -38,8 +39,11 @@ async fn main() {
         ctx.state().config().target_partitions()
     );
     println!();
-    println!("| table | rows | tree-buf bytes | Parquet bytes | ratio |");
-    println!("|---|---:|---:|---:|---:|");
+    println!(
+        "| table | rows | tree-buf bytes | tree-buf (smaller) bytes | Parquet bytes | ratio | \
+         smaller ratio |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     let databank = tree_buf_datasets::baseball::load().expect("the baseball databank");
     store(&ctx, dir.path(), "batting", &databank.batting, chunk_rows).await;
     store(&ctx, dir.path(), "people", &databank.people, chunk_rows).await;
@@ -110,11 +114,12 @@ async fn store<T: Encode>(
 ) {
     let tb = dir.join(format!("{name}.tb"));
     let options = ArchiveOptions::default().chunk_rows(chunk_rows);
-    let mut writer = ArchiveWriter::create_with_options(&tb, options).unwrap();
-    for row in rows {
-        writer.push(row).unwrap();
-    }
-    writer.finish().unwrap();
+    write_archive(&tb, rows, options.clone());
+    // For its size only: integer columns keyed by their siblings make reading one column read
+    // another too.
+    let smaller = dir.join(format!("{name}-smaller.tb"));
+    let prefer_smaller = EncodeOptions::default().prefer(Preference::Smaller);
+    write_archive(&smaller, rows, options.encode_options(prefer_smaller));
     let table = TreeBufTable::open(&tb).unwrap();
     ctx.register_table(format!("{name}_tb"), Arc::new(table))
         .unwrap();
@@ -145,12 +150,22 @@ async fn store<T: Encode>(
         .unwrap();
 
     let size = |path: &Path| std::fs::metadata(path).unwrap().len();
-    let (tb, pq) = (size(&tb), size(&pq));
+    let (tb, smaller, pq) = (size(&tb), size(&smaller), size(&pq));
     println!(
-        "| {name} | {} | {tb} | {pq} | {:.3}x |",
+        "| {name} | {} | {tb} | {smaller} | {pq} | {:.3}x | {:.3}x |",
         rows.len(),
-        tb as f64 / pq as f64
+        tb as f64 / pq as f64,
+        smaller as f64 / pq as f64
     );
+}
+
+/// Writes `rows` as an archive at `path`.
+fn write_archive<T: Encode>(path: &Path, rows: &[T], options: ArchiveOptions) {
+    let mut writer = ArchiveWriter::create_with_options(path, options).unwrap();
+    for row in rows {
+        writer.push(row).unwrap();
+    }
+    writer.finish().unwrap();
 }
 
 /// Plans and runs `sql`: the time from the SQL text to the last batch, and the bytes its scans

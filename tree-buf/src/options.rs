@@ -131,7 +131,10 @@ pub enum Preference {
     /// kilobyte, which pays for the microsecond or so a zstd frame takes to start decoding.
     #[default]
     Balanced,
-    /// A slow, strong zstd stage (level 19) wherever it saves a byte: the smallest files.
+    /// A slow, strong zstd stage (level 19) wherever it saves a byte, and integer columns
+    /// keyed by a sibling whose values they grow with (a batter's hits by his at-bats), stored
+    /// in parts by the sibling's values: the smallest files. Reading a keyed column alone then
+    /// reads its sibling's branch too.
     Smaller,
 }
 

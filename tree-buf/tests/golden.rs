@@ -1,8 +1,9 @@
 //! Golden files: files of each format version, written once and checked in under
 //! `tests/golden/v1/`, `tests/golden/v2/` and so on, that every later tree-buf must keep decoding
 //! to the values built here. Version 2 added keyed string streams, version 3 Huffman-coded
-//! integers, version 4 archives (chunks, a footer), version 5 Huffman codes in four streams and
-//! version 6 recursion nodes (every depth of a recursive type in one set of branches);
+//! integers, version 4 archives (chunks, a footer), version 5 Huffman codes in four streams,
+//! version 6 recursion nodes (every depth of a recursive type in one set of branches) and
+//! version 7 keyed integer streams (a column in parts by a sibling column's values);
 //! each version's folder holds the cases that use what it added, while the files written before
 //! stay as they are.
 //!
@@ -47,7 +48,7 @@ use tree_buf::{
 use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
 /// The folders of the golden files, one for each format version.
-const VERSIONS: [&str; 6] = ["v1", "v2", "v3", "v4", "v5", "v6"];
+const VERSIONS: [&str; 7] = ["v1", "v2", "v3", "v4", "v5", "v6", "v7"];
 
 /// The folder of the golden files of a format version.
 fn golden_dir(version: &str) -> PathBuf {
@@ -759,6 +760,28 @@ fn int_columns() -> IntColumns {
     }
 }
 
+/// Counts of a season that grow with playing time, as in a batting table: enough rows for the
+/// writer to key the counts by a sibling (version 7) when it prefers smaller files.
+type Season = (u16, u16, u16, u8, i16);
+
+fn keyed_counts() -> Vec<Season> {
+    let mut rng = Rng(11);
+    (0..4500)
+        .map(|_| {
+            let scale = [0, 2, 8, 40, 200, 600][rng.below(6) as usize];
+            let at_bats = rng.below(scale + 1) as u16;
+            let share = |rng: &mut Rng, per_mille: u64| {
+                (u64::from(at_bats) * rng.below(per_mille) / 1000) as u16
+            };
+            let games = (at_bats / 4 + rng.below(4) as u16).min(162);
+            let hits = share(&mut rng, 350);
+            let walks = share(&mut rng, 150) as u8;
+            let plus_minus = share(&mut rng, 60) as i16 * if rng.below(2) == 0 { 1 } else { -1 };
+            (games, at_bats, hits, walks, plus_minus)
+        })
+        .collect()
+}
+
 /// A case whose file was written in a later format version (its folder in [`VERSIONS`]).
 fn written_in(version: &'static str, case: Case) -> Case {
     Case { version, ..case }
@@ -1090,6 +1113,15 @@ fn cases() -> Vec<Case> {
             "v6",
             archive_case("archive_deep_values", deep_value_rows, values_in_pairs),
         ),
+        written_in(
+            "v7",
+            case(
+                "keyed_counts",
+                EncodeOptions::default().prefer(Preference::Smaller),
+                keyed_counts(),
+                PartialEq::eq,
+            ),
+        ),
     ]
 }
 
@@ -1193,31 +1225,36 @@ fn holds_recursion(reader: &tree_buf::Reader<'_>) -> bool {
         .any(|node| node.node_type == tree_buf::NodeType::Recursion && node.bytes > 0)
 }
 
-/// The version a file needs, found from what it holds: recursion nodes that hold values (6), the
-/// archive layout (4), Huffman codes in four streams (5) or one (3) anywhere, a keyed string
-/// stream (2), else 1.
+/// The version a file needs, found from what it holds: a keyed integer stream (7), recursion
+/// nodes that hold values (6), the archive layout (4), Huffman codes in four streams (5) or one
+/// (3) anywhere, a keyed string stream (2), else 1.
 fn version_needed(bytes: &[u8]) -> u8 {
-    if bytes[5] & 0x01 != 0 {
+    let layout = if bytes[5] & 0x01 != 0 {
         let archive = Archive::from_bytes(bytes).expect("an archive just written opens");
         let recursive = (0..archive.chunks().len())
             .any(|index| holds_recursion(&archive.chunk_reader(index).expect("a chunk opens")));
-        return if recursive { 6 } else { 4 };
-    }
-    if holds_recursion(&tree_buf::Reader::new(bytes).expect("a file just written opens")) {
-        return 6;
-    }
+        if recursive {
+            6
+        } else {
+            4
+        }
+    } else if holds_recursion(&tree_buf::Reader::new(bytes).expect("a file just written opens")) {
+        6
+    } else {
+        1
+    };
     let breakdown =
         size_breakdown_with_options(bytes, &BreakdownOptions::default().decompress_zstd(true))
             .expect("a file just written has a breakdown");
     let encodings = (breakdown.branches.iter()).flat_map(|branch| branch.encoding.iter());
     (encodings.map(|encoding| match encoding.codec {
+        Codec::KeyedInts { .. } => 7,
         Codec::Huffman { streams: 4, .. } => 5,
         Codec::Huffman { .. } => 3,
         Codec::Keyed { .. } => 2,
         _ => 1,
     }))
-    .max()
-    .unwrap_or(1)
+    .fold(layout, u8::max)
 }
 
 #[test]
@@ -1237,7 +1274,7 @@ fn files_written_now_declare_the_lowest_version_that_holds_them() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // The cases hold something of every version, so each is declared by some file.
-    assert_eq!(declared, BTreeSet::from([1, 2, 3, 4, 5, 6]));
+    assert_eq!(declared, BTreeSet::from([1, 2, 3, 4, 5, 6, 7]));
 }
 
 /// At most this many bit flips per file. A file of more bits has every `stride`-th bit flipped,

@@ -547,12 +547,12 @@ fn headers_are_checked() {
     assert_kind::<u8>(b"TB", DecodeErrorKind::Truncated);
     assert_kind::<u8>(b"{\"json\": true}", DecodeErrorKind::NotTreeBuf);
     let mut bytes = encode(&1u8);
-    bytes[4] = 7;
+    bytes[4] = 8;
     assert_kind::<u8>(&bytes, DecodeErrorKind::UnsupportedVersion);
     bytes[4] = 0;
     assert_kind::<u8>(&bytes, DecodeErrorKind::UnsupportedVersion);
     // A file that uses nothing added since version 1 reads under any number up to the current.
-    for version in 1..=6 {
+    for version in 1..=7 {
         bytes[4] = version;
         assert_eq!(
             decode_with_options::<u8>(&bytes, &DecodeOptions::default().verify_checksums(false))
@@ -879,4 +879,93 @@ fn recursion_layouts_are_checked() {
         decode::<(u8, Option<u8>)>(&good).unwrap_err().kind(),
         DecodeErrorKind::SchemaMismatch
     );
+}
+
+/// A keyed integer stream's source is another integer leaf's branch, not keyed itself, with as
+/// many values; each of its values falls in one of the stream's parts.
+#[test]
+fn keyed_ints_name_another_unkeyed_integer_branch_of_as_many_values() {
+    #[derive(Decode, Debug, PartialEq)]
+    struct Four {
+        a: u8,
+        b: u8,
+        s: String,
+        v: Vec<u8>,
+    }
+    let schema = [
+        STRUCT, 4, 1, b'a', U8, 1, b'b', U8, 1, b's', STR, 1, b'v', SEQ, U8,
+    ];
+    // a = 1 (part 1); b = 7, keyed by branch `source` in two parts, the first empty.
+    let a: &[u8] = &[0x00, 1, 1];
+    let keyed = |source: u8| vec![0x0f, source, 2, 0, 0x00, 1, 7];
+    let s: &[u8] = &[0x00, 3, 0x00, 1, 1, b'k'];
+    let lengths = |n: u8| vec![0x00, 1, n];
+    let items = |n: u8| [vec![0x00, 1], vec![9; n.into()]].concat();
+    let good = craft_version(7, &schema, &[a, &keyed(0), s, &lengths(1), &items(1)]);
+    let four = Four {
+        a: 1,
+        b: 7,
+        s: "k".into(),
+        v: vec![9],
+    };
+    assert_eq!(decode::<Four>(&good).unwrap(), four);
+    let reader = Reader::new(&good).unwrap();
+    assert_eq!(reader.decode_path::<Vec<u8>>("b").unwrap(), [7]);
+    assert!(decode::<Value>(&good).is_ok());
+
+    let older = craft_version(6, &schema, &[a, &keyed(0), s, &lengths(1), &items(1)]);
+    let err = decode::<Four>(&older).unwrap_err();
+    assert!(err.message().contains("format version 7"), "{err}");
+    let outside: &[u8] = &[0x00, 1, 200];
+    for (what, branches, message) in [
+        (
+            "itself",
+            [a, &keyed(1), s, &lengths(1), &items(1)],
+            "not another branch",
+        ),
+        (
+            "no branch",
+            [a, &keyed(9), s, &lengths(1), &items(1)],
+            "not another branch",
+        ),
+        (
+            "a keyed branch",
+            [&keyed(1), &keyed(0), s, &lengths(1), &items(1)],
+            "keyed too",
+        ),
+        (
+            "a string branch",
+            [a, &keyed(2), s, &lengths(1), &items(1)],
+            "not integers",
+        ),
+        (
+            "lengths",
+            [a, &keyed(3), s, &lengths(1), &items(1)],
+            "not integers",
+        ),
+        (
+            "a source of 3 values",
+            [a, &keyed(4), s, &lengths(3), &items(3)],
+            "that holds 3",
+        ),
+        (
+            "a source value in no part",
+            [outside, &keyed(0), s, &lengths(1), &items(1)],
+            "part 15",
+        ),
+    ] {
+        let bytes = craft_version(7, &schema, &branches);
+        let err = decode::<Four>(&bytes).expect_err(what);
+        assert_eq!(err.kind(), DecodeErrorKind::Corrupt, "{what}: {err}");
+        assert!(err.message().contains(message), "{what}: {err}");
+        assert!(decode::<Value>(&bytes).is_err(), "{what} as a Value");
+        let reader = Reader::new(&bytes).unwrap();
+        assert!(
+            reader.decode_path::<Vec<u8>>("b").is_err(),
+            "{what} by path"
+        );
+    }
+    // Not in a string, a length or a float branch.
+    let bytes = craft_version(7, &[SEQ, U8], &[&keyed(1), &[0x00, 1, 7]]);
+    assert_kind::<Vec<u8>>(&bytes, DecodeErrorKind::Corrupt);
 }

@@ -1,8 +1,13 @@
-//! Keyed string branches: a string field that is a function of a sibling string field (a name
-//! given an id) is written as a table over the sibling's strings, and reads back exactly, in whole
-//! or in part, typed or as a `Value`.
+//! Keyed branches, read back exactly, in whole or in part, typed or as a `Value`:
+//! - a string field that is a function of a sibling string field (a name given an id) is written
+//!   as a table over the sibling's strings;
+//! - an integer field whose values go with the size of a sibling's (hits with at-bats) is written
+//!   in parts, one for each range of the sibling's values (with `Preference::Smaller`).
 
-use tree_buf::{decode, encode, size_breakdown, Decode, Encode, NodeType, Reader, Value};
+use tree_buf::{
+    decode, encode, encode_with_options, size_breakdown, Decode, Encode, EncodeOptions, NodeType,
+    Preference, Reader, Value,
+};
 
 #[derive(Encode, Decode, Debug, Clone, PartialEq)]
 struct Appearance {
@@ -133,4 +138,168 @@ fn unrelated_and_unequal_columns_are_left_alone() {
     let bytes = encode(&pairs);
     assert!(!encoding(&bytes, "[].1").starts_with("keyed("));
     assert_eq!(decode::<Vec<(String, String)>>(&bytes).unwrap(), pairs);
+}
+
+#[derive(Encode, Decode, Debug, Clone, PartialEq)]
+struct Season {
+    games: u16,
+    at_bats: u16,
+    hits: u16,
+    walks: u8,
+    /// Signed: a plus-minus that grows with playing time either way.
+    plus_minus: i32,
+    /// Runs, where the record has them: keyed by the rows where it does.
+    runs: Option<u16>,
+}
+
+/// 20,000 seasons: most players bat little, a few a lot, and every count grows with at-bats.
+fn seasons() -> Vec<Season> {
+    let mut state = 0x2545_f491u32;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    };
+    (0..20_000)
+        .map(|_| {
+            let scale = [0, 1, 3, 10, 40, 150, 400, 600][(next() % 8) as usize];
+            let at_bats = (next() % (scale + 1)) as u16;
+            let hits = (u32::from(at_bats) * (200 + next() % 150) / 1000) as u16;
+            let sign = if next() % 2 == 0 { 1 } else { -1 };
+            Season {
+                games: (at_bats / 4 + (next() % 5) as u16).min(162),
+                at_bats,
+                hits,
+                walks: (u32::from(at_bats) * (next() % 120) / 1000) as u8,
+                plus_minus: sign * (i32::from(at_bats) * (next() % 100) as i32 / 1000),
+                runs: (next() % 3 != 0)
+                    .then(|| (u32::from(at_bats) * (next() % 160) / 1000) as u16),
+            }
+        })
+        .collect()
+}
+
+/// Integer columns are keyed with `Preference::Smaller` only.
+fn smaller<T: Encode + ?Sized>(value: &T) -> Vec<u8> {
+    encode_with_options(value, &EncodeOptions::default().prefer(Preference::Smaller)).unwrap()
+}
+
+fn int_branch(bytes: &[u8], path: &str) -> (String, usize) {
+    let breakdown = size_breakdown(bytes).unwrap();
+    let branch = (breakdown.branches.iter())
+        .find(|b| b.path == path && b.node_type != NodeType::Option)
+        .unwrap_or_else(|| panic!("no branch {path}"));
+    (branch.encoding.to_string(), branch.bytes)
+}
+
+#[test]
+fn counts_that_grow_with_a_sibling_are_keyed_and_read_back_every_way() {
+    let rows = seasons();
+    let bytes = smaller(&rows);
+    let keyed: Vec<&str> = [
+        "[].games",
+        "[].at_bats",
+        "[].hits",
+        "[].walks",
+        "[].plus_minus",
+    ]
+    .into_iter()
+    .filter(|path| int_branch(&bytes, path).0.starts_with("keyed(by "))
+    .collect();
+    // At least the counts that follow at-bats, by one source that is not keyed itself.
+    assert!(keyed.len() >= 3, "{keyed:?}");
+    // An option's present values are keyed by the source's values in their rows; with fewer
+    // values than rows, they are never a source.
+    let (runs, _) = int_branch(&bytes, "[].runs");
+    assert!(runs.starts_with("keyed(by "), "{runs}");
+    let breakdown = size_breakdown(&bytes).unwrap();
+    assert!(breakdown
+        .branches
+        .iter()
+        .all(|b| !b.encoding.to_string().contains("by [].runs")));
+    assert_eq!(decode::<Vec<Season>>(&bytes).unwrap(), rows);
+
+    // Reading one keyed field alone reads its source too.
+    #[derive(Decode, Debug, PartialEq)]
+    struct Hits {
+        hits: u16,
+        plus_minus: i64,
+    }
+    let hits: Vec<Hits> = decode(&bytes).unwrap();
+    assert!(hits
+        .iter()
+        .zip(&rows)
+        .all(|(a, b)| a.hits == b.hits && a.plus_minus == i64::from(b.plus_minus)));
+    let reader = Reader::new(&bytes).unwrap();
+    let runs: Vec<Option<u16>> = reader.decode_path("[].runs").unwrap();
+    assert!(runs.iter().eq(rows.iter().map(|row| &row.runs)));
+    for path in keyed {
+        let column: Vec<i64> = reader.decode_path(path).unwrap();
+        let field = |row: &Season| match path {
+            "[].games" => i64::from(row.games),
+            "[].at_bats" => i64::from(row.at_bats),
+            "[].hits" => i64::from(row.hits),
+            "[].walks" => i64::from(row.walks),
+            _ => i64::from(row.plus_minus),
+        };
+        assert!(column.iter().copied().eq(rows.iter().map(field)), "{path}");
+    }
+    let value: Value = decode(&bytes).unwrap();
+    let json = serde_json::to_value(&value).unwrap();
+    assert_eq!(json[7]["hits"], rows[7].hits);
+    assert_eq!(json[9]["plus_minus"], rows[9].plus_minus);
+}
+
+#[test]
+fn keyed_counts_are_smaller_than_the_columns_alone() {
+    let rows = seasons();
+    let keyed = smaller(&rows);
+    for (path, alone) in [
+        (
+            "[].hits",
+            smaller(&rows.iter().map(|r| r.hits).collect::<Vec<_>>()),
+        ),
+        (
+            "[].walks",
+            smaller(&rows.iter().map(|r| r.walks).collect::<Vec<_>>()),
+        ),
+    ] {
+        let (encoding, keyed_bytes) = int_branch(&keyed, path);
+        let (_, alone_bytes) = int_branch(&alone, "[]");
+        assert!(
+            keyed_bytes * 10 < alone_bytes * 9,
+            "{path}: keyed {keyed_bytes} B ({encoding}), alone {alone_bytes} B"
+        );
+    }
+}
+
+#[test]
+fn small_or_unrelated_integer_columns_are_left_alone() {
+    // Not keyed but where asked for.
+    let rows = seasons();
+    let bytes = encode(&rows);
+    for path in ["[].games", "[].at_bats", "[].hits", "[].runs"] {
+        assert!(!int_branch(&bytes, path).0.starts_with("keyed("), "{path}");
+    }
+    // Too few values to pay for parts.
+    let few = &seasons()[..1000];
+    let bytes = smaller(few);
+    for path in ["[].games", "[].at_bats", "[].hits"] {
+        assert!(!int_branch(&bytes, path).0.starts_with("keyed("), "{path}");
+    }
+    assert_eq!(decode::<Vec<Season>>(&bytes).unwrap(), few);
+    // Counters that share nothing.
+    let pairs: Vec<(u32, u32)> = (0..20_000u32)
+        .map(|i| {
+            (
+                i.wrapping_mul(2_654_435_761) % 1000,
+                i.wrapping_mul(40_503) % 977,
+            )
+        })
+        .collect();
+    let bytes = smaller(&pairs);
+    assert!(!int_branch(&bytes, "[].1").0.starts_with("keyed("));
+    assert!(!int_branch(&bytes, "[].0").0.starts_with("keyed("));
+    assert_eq!(decode::<Vec<(u32, u32)>>(&bytes).unwrap(), pairs);
 }

@@ -31,14 +31,15 @@ pub(crate) enum Column {
 macro_rules! each_width {
     ($words:expr, $values:ident => $body:expr) => {
         match $words {
-            Words::U8($values) => $body,
-            Words::U16($values) => $body,
-            Words::U32($values) => $body,
-            Words::U64($values) => $body,
-            Words::U128($values) => $body,
+            $crate::branch::Words::U8($values) => $body,
+            $crate::branch::Words::U16($values) => $body,
+            $crate::branch::Words::U32($values) => $body,
+            $crate::branch::Words::U64($values) => $body,
+            $crate::branch::Words::U128($values) => $body,
         }
     };
 }
+pub(crate) use each_width;
 
 impl Column {
     pub(crate) fn lengths(lengths: Vec<u64>) -> Column {

@@ -140,6 +140,68 @@ pub struct DecodeContext<'a> {
     /// Where columns that the file does not hold as they are can be kept for borrowed types to
     /// borrow (a [`Reader`](crate::Reader)'s); without it, such types need the file's bytes.
     kept: Option<&'a Kept>,
+    /// The parts of the values of the branches that keyed integer branches read so far, by
+    /// source branch, each worked out once for all the branches keyed by it.
+    source_parts: HashMap<usize, SourceParts<'a>>,
+}
+
+/// The source of keyed integer branches: its bytes, its node's type and number of values, and
+/// the part of each of its values once a branch keyed by it has worked them out.
+#[derive(Clone)]
+struct SourceParts<'a> {
+    bytes: &'a [u8],
+    node_type: NodeType,
+    count: usize,
+    parts: Arc<OnceLock<Result<Arc<[u8]>, DecodeError>>>,
+}
+
+/// What a keyed integer branch reads its parts from: its source, and, for the present values of
+/// an option, the option's presence flags, which pick the source values at their positions.
+struct KeyedBy<'a> {
+    source: SourceParts<'a>,
+    presence: Option<Vec<bool>>,
+}
+
+impl KeyedBy<'_> {
+    /// The part of each of the keyed branch's values.
+    fn parts(&self, budget: &mut Budget) -> Result<Arc<[u8]>, DecodeError> {
+        let parts = self.source.parts(budget)?;
+        Ok(match &self.presence {
+            None => parts,
+            Some(presence) => (parts.iter().zip(presence))
+                .filter_map(|(&part, &present)| present.then_some(part))
+                .collect(),
+        })
+    }
+}
+
+impl SourceParts<'_> {
+    /// The part of each of the source's values ([`int::keyed::parts_of`]), decoded by the first
+    /// keyed branch that asks.
+    fn parts(&self, budget: &mut Budget) -> Result<Arc<[u8]>, DecodeError> {
+        let count = self.count;
+        let decode = || -> Result<Arc<[u8]>, DecodeError> {
+            fn parts<W: Word>(
+                bytes: &[u8],
+                count: usize,
+                signed: bool,
+                budget: &mut Budget,
+            ) -> Result<Arc<[u8]>, DecodeError> {
+                budget.charge(count, W::BYTES + 1)?;
+                let words = int::decode::<W>(bytes, count, budget)?;
+                Ok(int::keyed::parts_of(&words, signed).into())
+            }
+            let signed = self.node_type.integer_signedness() == Some(true);
+            match self.node_type {
+                NodeType::U8 | NodeType::I8 => parts::<u8>(self.bytes, count, signed, budget),
+                NodeType::U16 | NodeType::I16 => parts::<u16>(self.bytes, count, signed, budget),
+                NodeType::U32 | NodeType::I32 => parts::<u32>(self.bytes, count, signed, budget),
+                NodeType::U64 | NodeType::I64 => parts::<u64>(self.bytes, count, signed, budget),
+                _ => parts::<u128>(self.bytes, count, signed, budget),
+            }
+        };
+        self.parts.get_or_init(decode).clone()
+    }
 }
 
 /// How the values of a recursion target are laid out: its own (from its parent) and those of
@@ -202,6 +264,7 @@ impl<'a> DecodeContext<'a> {
             pools: Vec::new(),
             depth_limit,
             kept: None,
+            source_parts: HashMap::new(),
         }
     }
 
@@ -473,8 +536,107 @@ impl<'a> DecodeContext<'a> {
         then: impl FnOnce(Vec<W>) -> Result<C, DecodeError> + Send + 'a,
     ) -> Result<Leaf<C>, DecodeError> {
         let bytes_each = W::BYTES + extra_bytes_each;
+        let source = self.keyed_int_source(node, count)?;
         self.leaf(node, count, bytes_each, move |bytes, count, budget| {
-            then(int::decode::<W>(bytes, count, budget)?)
+            let words = match source {
+                None => int::decode::<W>(bytes, count, budget)?,
+                Some(keyed_by) => {
+                    let parts = keyed_by.parts(budget)?;
+                    int::keyed::decode::<W>(bytes, &parts, count, budget)?
+                }
+            };
+            then(words)
+        })
+    }
+
+    /// What `node`'s branch of `count` integers is keyed by, if it is keyed: an integer leaf's
+    /// branch, not keyed itself (so that sources never chain), with as many values as the node
+    /// or, when the node is the present values of an option, as the option.
+    fn keyed_int_source(
+        &mut self,
+        node: NodeRef<'_>,
+        count: usize,
+    ) -> Result<Option<KeyedBy<'a>>, DecodeError> {
+        let Some(source) = int::keyed::source(self.branch(node)?) else {
+            return Ok(None);
+        };
+        let at_node = |e: DecodeError| e.at_path_if_unset(|| node.path());
+        (self.budget)
+            .require(Version::KEYED_INTS, "a keyed integer stream")
+            .map_err(at_node)?;
+        let source = source.map_err(at_node)?;
+        if node.node_type().integer_signedness().is_none() {
+            return Err(at_node(corrupt(format!(
+                "a keyed integer stream in the branch of a {} node",
+                node.node_type()
+            ))));
+        }
+        let source = match self.source_parts.get(&source) {
+            Some(known) => known.clone(),
+            None => {
+                let known = self.int_source(node, source).map_err(at_node)?;
+                self.source_parts.insert(source, known.clone());
+                known
+            }
+        };
+        if source.count == count {
+            return Ok(Some(KeyedBy {
+                source,
+                presence: None,
+            }));
+        }
+        // The present values of an option as many as the source's.
+        let option = node
+            .parent()
+            .map(|(parent, _)| parent)
+            .filter(|parent| parent.node_type() == NodeType::Option);
+        if let Some(option) = option {
+            if self.values_at(option)? == source.count {
+                let presence = self.presence(option, source.count)?;
+                return Ok(Some(KeyedBy {
+                    source,
+                    presence: Some(presence),
+                }));
+            }
+        }
+        Err(at_node(corrupt(format!(
+            "a keyed integer stream of {count} values names a branch that holds {}",
+            source.count
+        ))))
+    }
+
+    /// The source branch `source` of `node`'s keyed integer branch: another integer leaf's
+    /// branch, not keyed itself.
+    fn int_source(
+        &mut self,
+        node: NodeRef<'_>,
+        source: usize,
+    ) -> Result<SourceParts<'a>, DecodeError> {
+        let owner = (node.branch())
+            .filter(|&own| own != source)
+            .and_then(|_| node.owner_of_branch(source))
+            .ok_or_else(|| {
+                corrupt(format!(
+                    "a keyed integer stream names branch {source}, not another branch"
+                ))
+            })?;
+        let bytes = self.branch(owner)?;
+        if owner.node_type().integer_signedness().is_none() {
+            return Err(corrupt(format!(
+                "a keyed integer stream names branch {source}, which holds {}, not integers",
+                owner.node_type()
+            )));
+        }
+        if int::keyed::source(bytes).is_some() {
+            return Err(corrupt(format!(
+                "a keyed integer stream names branch {source}, which is keyed too"
+            )));
+        }
+        Ok(SourceParts {
+            bytes,
+            node_type: owner.node_type(),
+            count: self.values_at(owner)?,
+            parts: Arc::default(),
         })
     }
 

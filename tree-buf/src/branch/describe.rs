@@ -18,15 +18,13 @@ pub(crate) fn branch_encoding(
     }
     let mut encoding = match node_type {
         NodeType::Bool | NodeType::Option => bools::describe(bytes, at),
-        NodeType::U8 | NodeType::I8 => int::describe::<u8>(bytes, at),
-        NodeType::U16 | NodeType::I16 => int::describe::<u16>(bytes, at),
-        NodeType::U32 | NodeType::I32 | NodeType::Char | NodeType::Enum | NodeType::Union => {
-            int::describe::<u32>(bytes, at)
-        }
-        NodeType::U64 | NodeType::I64 | NodeType::Seq | NodeType::Map => {
-            int::describe::<u64>(bytes, at)
-        }
-        NodeType::U128 | NodeType::I128 => int::describe::<u128>(bytes, at),
+        NodeType::U8 | NodeType::I8 => int::describe_branch::<u8>(bytes, at),
+        NodeType::U16 | NodeType::I16 => int::describe_branch::<u16>(bytes, at),
+        NodeType::U32 | NodeType::I32 => int::describe_branch::<u32>(bytes, at),
+        NodeType::Char | NodeType::Enum | NodeType::Union => int::describe::<u32>(bytes, at),
+        NodeType::U64 | NodeType::I64 => int::describe_branch::<u64>(bytes, at),
+        NodeType::Seq | NodeType::Map => int::describe::<u64>(bytes, at),
+        NodeType::U128 | NodeType::I128 => int::describe_branch::<u128>(bytes, at),
         NodeType::F32 => float::describe::<u32>(bytes, at),
         NodeType::F64 => float::describe::<u64>(bytes, at),
         NodeType::Str => string::describe(bytes, at),
@@ -37,6 +35,11 @@ pub(crate) fn branch_encoding(
         }
     };
     if let Codec::Keyed {
+        source_branch,
+        source_path,
+        ..
+    }
+    | Codec::KeyedInts {
         source_branch,
         source_path,
         ..

@@ -31,10 +31,24 @@ pub struct SchemaWriter {
     /// it is (through any options, sequences, maps, enums and unions between), in branch order:
     /// the columns that may key one another ([`super::key_string_siblings`]).
     string_siblings: Vec<Vec<usize>>,
-    /// The entry of `string_siblings` of the struct or tuple being written, if any.
+    /// Likewise the integer leaves: the columns that may key one another
+    /// ([`super::key_int_siblings`]).
+    int_siblings: Vec<Vec<IntSibling>>,
+    /// The entry of `string_siblings` and `int_siblings` of the struct or tuple being written,
+    /// if any.
     sibling_group: Option<usize>,
     /// The anchors of recursive types being written, each with the depth of its node.
     recursion_targets: Vec<(u64, usize)>,
+}
+
+/// An integer leaf among the siblings of a struct or tuple.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IntSibling {
+    pub(crate) branch: usize,
+    pub(crate) signed: bool,
+    /// The branch of the presence flags of the option whose present values the leaf holds, if
+    /// its parent is an option.
+    pub(crate) presence: Option<usize>,
 }
 
 /// A step of the path being written. A name is kept as the range of schema bytes it was just
@@ -64,6 +78,7 @@ impl SchemaWriter {
         self.path.clear();
         self.array_len = None;
         self.string_siblings.clear();
+        self.int_siblings.clear();
         self.sibling_group = None;
         self.recursion_targets.clear();
     }
@@ -106,9 +121,17 @@ impl SchemaWriter {
             .map(Vec::as_slice)
     }
 
-    /// Writes the children of a struct or tuple with `write`, as a group of string siblings.
+    /// The groups of two or more integer leaves that share their nearest struct or tuple.
+    pub(crate) fn int_siblings(&self) -> impl Iterator<Item = &[IntSibling]> {
+        (self.int_siblings.iter())
+            .filter(|group| group.len() > 1)
+            .map(Vec::as_slice)
+    }
+
+    /// Writes the children of a struct or tuple with `write`, as a group of siblings.
     fn sibling_group(&mut self, write: impl FnOnce(&mut Self) -> EncodeResult) -> EncodeResult {
         self.string_siblings.push(Vec::new());
+        self.int_siblings.push(Vec::new());
         let outer = self.sibling_group.replace(self.string_siblings.len() - 1);
         let result = write(self);
         self.sibling_group = outer;
@@ -149,8 +172,24 @@ impl SchemaWriter {
     /// A leaf and its column of values.
     pub(crate) fn leaf(&mut self, node_type: NodeType, column: Column) -> EncodeResult {
         let array_len = self.node(node_type)?;
-        if let (NodeType::Str, Some(group)) = (node_type, self.sibling_group) {
-            self.string_siblings[group].push(self.columns.len());
+        if let Some(group) = self.sibling_group {
+            let branch = self.columns.len();
+            if node_type == NodeType::Str {
+                self.string_siblings[group].push(branch);
+            } else if let Some(signed) = node_type.integer_signedness() {
+                // Not the items of a sequence: byte strings (`Vec<u8>`) are read as the branch
+                // holds them, where it can, which a keyed stream never does.
+                let items = matches!(self.path.last(), Some(Some(Step::Segment(Segment::Items))));
+                // An option's present values follow its presence flags, the column before.
+                let presence = matches!(self.path.last(), Some(None)).then(|| branch - 1);
+                if !items {
+                    self.int_siblings[group].push(IntSibling {
+                        branch,
+                        signed,
+                        presence,
+                    });
+                }
+            }
         }
         self.columns.push((column, array_len));
         Ok(())

@@ -144,6 +144,15 @@ pub enum Codec {
         /// The number of strings that differ from their table entry.
         exceptions: u64,
     },
+    /// A keyed integer stream: the values split into `parts` by the values of another branch.
+    KeyedInts {
+        /// The index of the source branch.
+        source_branch: usize,
+        /// The path of the source branch's node (empty for the root), where known.
+        source_path: Option<String>,
+        /// The number of parts.
+        parts: usize,
+    },
     /// A stream that cannot be read as its family's grammar says.
     Unreadable {
         /// Why.
@@ -266,6 +275,19 @@ impl fmt::Display for Encoding {
                     ", {distinct} strings: {}, {exceptions} exceptions)",
                     child(0)
                 )
+            }
+            Codec::KeyedInts {
+                source_branch,
+                source_path,
+                parts,
+            } => {
+                f.write_str("keyed(by ")?;
+                match source_path.as_deref() {
+                    Some("") => f.write_str("(root)")?,
+                    Some(path) => f.write_str(path)?,
+                    None => write!(f, "branch {source_branch}")?,
+                }
+                write!(f, ", {parts} parts, the largest: {})", child(0))
             }
             Codec::Unreadable { reason } => write!(f, "unreadable ({reason})"),
         }

@@ -43,9 +43,11 @@ impl Version {
     pub(crate) const STREAMS: Version = Version(5);
     /// Recursion nodes: a recursive type's values of every depth in one set of branches.
     pub(crate) const RECURSION: Version = Version(6);
+    /// Keyed integer streams: a column split into parts by another column's values.
+    pub(crate) const KEYED_INTS: Version = Version(7);
     /// The newest version, which this library reads with every earlier one: a file of an
     /// earlier version is a file of a later one that uses none of what came after.
-    pub(crate) const NEWEST: Version = Version::RECURSION;
+    pub(crate) const NEWEST: Version = Version::KEYED_INTS;
 }
 
 /// The deepest level of nesting a stream may have: a branch's own stream is at level 0, and every
@@ -147,6 +149,9 @@ pub(crate) struct Settings {
     /// Float columns whose mantissas are noise price every number of decimal digits, not just
     /// the likeliest: several times the encoding work on them, for a few percent fewer bytes.
     pub(crate) every_float_digits: bool,
+    /// Integer columns may be keyed by a sibling column (version 7), which costs a choice
+    /// among the siblings and a second encoding of the columns it picks.
+    pub(crate) key_ints: bool,
     /// The newest format version whose encodings may be written: an archive's chunks keep to
     /// the version its header declared before they were encoded.
     pub(crate) newest: Version,
@@ -179,6 +184,7 @@ impl Settings {
         Settings {
             zstd_level: Some(19),
             zstd_enough_saving: 1,
+            key_ints: true,
             ..Settings::default()
         }
     }
@@ -215,6 +221,7 @@ impl Default for Settings {
             byte_aligned: false,
             float_tolerance: None,
             every_float_digits: true,
+            key_ints: false,
             newest: Version::NEWEST,
         }
     }

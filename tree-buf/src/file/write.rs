@@ -1,7 +1,7 @@
 //! Assembles a file from an encoded value.
 
 use super::MAGIC;
-use crate::branch::{key_string_siblings, Column, SchemaWriter};
+use crate::branch::{key_int_siblings, key_string_siblings, Column, SchemaWriter};
 use crate::encodings::bytes::{varint_len, write_varint};
 use crate::encodings::scratch::reusing;
 use crate::encodings::Version;
@@ -124,6 +124,14 @@ fn encode_branches<'a>(
         writer.string_siblings(),
         columns,
         &ranks,
+        branches,
+        &mut versions,
+        &options.settings,
+        parallel,
+    );
+    key_int_siblings(
+        writer.int_siblings(),
+        columns,
         branches,
         &mut versions,
         &options.settings,

@@ -69,6 +69,16 @@ pub enum NodeType {
 }
 
 impl NodeType {
+    /// For an integer type (`U8` to `I128`), whether it is signed; `None` for any other.
+    pub(crate) fn integer_signedness(self) -> Option<bool> {
+        use NodeType::*;
+        match self {
+            U8 | U16 | U32 | U64 | U128 => Some(false),
+            I8 | I16 | I32 | I64 | I128 => Some(true),
+            _ => None,
+        }
+    }
+
     pub(crate) const ALL: [NodeType; 26] = [
         NodeType::Void,
         NodeType::Unit,

@@ -16,6 +16,7 @@
 //!             | zstd               tag 0x08, see `zstd`: around an int_stream of the same count
 //!             | group_dictionary   tag 0x0c, see `dictionary`
 //!             | huffman            tag 0x0d, see `huffman`
+//!             | keyed_int          tag 0x0f, see `keyed`: a branch's stream only
 //! ```
 //!
 //! Tags 0x09 to 0x0b are float transforms (see `float`), valid only in float branches. Cascades
@@ -26,6 +27,7 @@ mod dictionary;
 mod distinct;
 pub(crate) mod fixed;
 mod huffman;
+pub(crate) mod keyed;
 mod rle;
 pub(crate) mod select;
 pub(crate) mod simple16;
@@ -310,6 +312,16 @@ pub(crate) fn max_stream_size<W: Word>(count: usize) -> usize {
     count
         .saturating_mul(3 * (W::BYTES + 3))
         .saturating_add(1024)
+}
+
+/// The encoding of the branch `bytes` of an integer leaf of words `W`: a keyed stream
+/// ([`keyed`]) or any other.
+pub(crate) fn describe_branch<W: Word>(bytes: &[u8], at: Describer) -> Encoding {
+    if bytes.first() == Some(&keyed::TAG) {
+        keyed::describe_stream::<W>(bytes, at)
+    } else {
+        describe::<W>(bytes, at)
+    }
 }
 
 /// The encoding of a stream of words `W`, such as `delta → zigzag → bitpack`.
