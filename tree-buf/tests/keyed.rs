@@ -303,3 +303,36 @@ fn small_or_unrelated_integer_columns_are_left_alone() {
     assert!(!int_branch(&bytes, "[].0").0.starts_with("keyed("));
     assert_eq!(decode::<Vec<(u32, u32)>>(&bytes).unwrap(), pairs);
 }
+
+#[test]
+fn archives_that_prefer_smaller_files_declare_keyed_integers_and_read_back() {
+    use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
+    let rows = seasons();
+    let write = |options: EncodeOptions| {
+        let options = ArchiveOptions::default()
+            .chunk_rows(8192)
+            .encode_options(options);
+        let mut writer = ArchiveWriter::with_options(Vec::new(), options).unwrap();
+        for row in &rows {
+            writer.push(row).unwrap();
+        }
+        writer.finish().unwrap()
+    };
+    let smaller = write(EncodeOptions::default().prefer(Preference::Smaller));
+    // The header declares the version of keyed integer streams.
+    assert_eq!(smaller[4], 7);
+    let archive = Archive::from_bytes(&smaller).unwrap();
+    assert_eq!(archive.chunks().len(), 3);
+    for index in 0..3 {
+        let reader = archive.chunk_reader(index).unwrap();
+        let hits: Vec<u16> = reader.decode_path("[].hits").unwrap();
+        let start = index * 8192;
+        assert!(hits
+            .iter()
+            .eq(rows[start..].iter().take(8192).map(|row| &row.hits)));
+    }
+    assert_eq!(archive.decode_all::<Season>().unwrap(), rows);
+    let default = write(EncodeOptions::default());
+    assert_eq!(default[4], 4);
+    assert!(smaller.len() < default.len());
+}

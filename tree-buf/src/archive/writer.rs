@@ -144,14 +144,20 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
     pub fn with_options(sink: W, mut options: ArchiveOptions) -> Result<Self, ArchiveError> {
         // The header declares version 4, or 6 for rows of a recursive type, whose chunks hold
         // recursion nodes; or for `Value` rows nested so deep that the first chunk needed them
-        // (the header is written with that chunk). Later chunks, appended ones included, keep to
+        // (the header is written with that chunk), or 7 for a first chunk with keyed integer
+        // columns. Later chunks, appended ones included, keep to
         // what the archive declared: no chunk uses an encoding of a later version.
         let (encoder, recursive) = builds_recursion(|| T::Encoder::new(1));
         let version = match recursive {
             true => Version::RECURSION,
             false => Version::ARCHIVE,
         };
-        options.encode.settings.newest = version;
+        // Where smaller files are preferred, the first chunk may key integer columns (version
+        // 7): the header, written with it, then declares the version it used.
+        options.encode.settings.newest = match options.encode.settings.key_ints {
+            true => Version::NEWEST,
+            false => version,
+        };
         Ok(ArchiveWriter {
             sink,
             options,

@@ -264,12 +264,7 @@ impl fmt::Display for Encoding {
                 distinct,
                 exceptions,
             } => {
-                f.write_str("keyed(by ")?;
-                match source_path.as_deref() {
-                    Some("") => f.write_str("(root)")?,
-                    Some(path) => f.write_str(path)?,
-                    None => write!(f, "branch {source_branch}")?,
-                }
+                write_keyed_by(f, *source_branch, source_path.as_deref())?;
                 write!(
                     f,
                     ", {distinct} strings: {}, {exceptions} exceptions)",
@@ -281,16 +276,25 @@ impl fmt::Display for Encoding {
                 source_path,
                 parts,
             } => {
-                f.write_str("keyed(by ")?;
-                match source_path.as_deref() {
-                    Some("") => f.write_str("(root)")?,
-                    Some(path) => f.write_str(path)?,
-                    None => write!(f, "branch {source_branch}")?,
-                }
+                write_keyed_by(f, *source_branch, source_path.as_deref())?;
                 write!(f, ", {parts} parts, the largest: {})", child(0))
             }
             Codec::Unreadable { reason } => write!(f, "unreadable ({reason})"),
         }
+    }
+}
+
+/// The start of a keyed stream's description: its source, by path where known.
+fn write_keyed_by(
+    f: &mut fmt::Formatter<'_>,
+    source_branch: usize,
+    source_path: Option<&str>,
+) -> fmt::Result {
+    f.write_str("keyed(by ")?;
+    match source_path {
+        Some("") => f.write_str("(root)"),
+        Some(path) => f.write_str(path),
+        None => write!(f, "branch {source_branch}"),
     }
 }
 
