@@ -336,3 +336,52 @@ fn archives_that_prefer_smaller_files_declare_keyed_integers_and_read_back() {
     assert_eq!(default[4], 4);
     assert!(smaller.len() < default.len());
 }
+
+/// Nodes of a tree, every depth in one set of branches: their counts key one another there too.
+#[derive(Encode, Decode, Debug, Clone, PartialEq)]
+struct Folder {
+    files: u32,
+    bytes: u32,
+    children: Vec<Folder>,
+}
+
+#[test]
+fn counts_in_a_recursive_type_are_keyed_and_read_back() {
+    let mut state = 0x1234_5678u32;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    };
+    let leaf = |next: &mut dyn FnMut() -> u32| {
+        let files = next() % [1, 10, 300][(next() % 3) as usize];
+        Folder {
+            files,
+            bytes: files * (next() % 5000),
+            children: Vec::new(),
+        }
+    };
+    let roots: Vec<Folder> = (0..100)
+        .map(|_| {
+            let children = (0..60).map(|_| leaf(&mut next)).collect();
+            Folder {
+                children,
+                ..leaf(&mut next)
+            }
+        })
+        .collect();
+    let bytes = smaller(&roots);
+    let breakdown = size_breakdown(&bytes).unwrap();
+    let keyed: Vec<String> = (breakdown.branches.iter())
+        .filter(|b| b.encoding.to_string().starts_with("keyed(by "))
+        .map(|b| format!("{}: {}", b.path, b.encoding))
+        .collect();
+    assert_eq!(keyed.len(), 1, "{keyed:?}");
+    assert_eq!(decode::<Vec<Folder>>(&bytes).unwrap(), roots);
+    let value: Value = decode(&bytes).unwrap();
+    assert_eq!(
+        serde_json::to_value(&value).unwrap()[3]["children"][5]["bytes"],
+        roots[3].children[5].bytes
+    );
+}
