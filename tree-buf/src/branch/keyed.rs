@@ -136,9 +136,6 @@ pub(crate) fn key_int_siblings<'g>(
             let Some(member) = Member::of(sibling, columns) else {
                 continue;
             };
-            if member.rows < MIN_KEYED_VALUES {
-                continue;
-            }
             match by_rows.iter_mut().find(|(rows, _)| *rows == member.rows) {
                 Some((_, members)) => members.push(member),
                 None => by_rows.push((member.rows, vec![member])),
@@ -189,8 +186,10 @@ fn sample_step(rows: usize) -> usize {
 }
 
 impl<'c> Member<'c> {
+    /// The column of `sibling`, unless it is the items of fixed-size arrays or has too few
+    /// rows to be weighed.
     fn of(sibling: IntSibling, columns: &'c [(Column, Option<usize>)]) -> Option<Self> {
-        let (Column::Int(words), None) = &columns[sibling.branch] else {
+        let (column @ Column::Int(words), None) = &columns[sibling.branch] else {
             return None;
         };
         let presence = match sibling.presence.map(|branch| &columns[branch].0) {
@@ -198,6 +197,10 @@ impl<'c> Member<'c> {
             Some(Column::Bool(presence)) => Some(presence.as_slice()),
             Some(_) => return None,
         };
+        let rows = presence.map_or(column.len(), <[bool]>::len);
+        if rows < MIN_KEYED_VALUES {
+            return None;
+        }
         let signed = sibling.signed;
         let sampled = each_width!(words, values => match presence {
             None => (values.iter().step_by(sample_step(values.len())))
@@ -224,7 +227,7 @@ impl<'c> Member<'c> {
         });
         Some(Member {
             sibling,
-            rows: presence.map_or(words_len(words), <[bool]>::len),
+            rows,
             sampled,
             presence,
         })
@@ -245,10 +248,6 @@ impl<'c> Member<'c> {
                 .collect(),
         })
     }
-}
-
-fn words_len(words: &super::Words) -> usize {
-    each_width!(words, values => values.len())
 }
 
 /// Of `members`, integer columns of as many rows, the ones worth keying: each with its source's
