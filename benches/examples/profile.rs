@@ -5,7 +5,9 @@
 //! DATASET is graphql, graphql-raw, geojson, geojson-lossy (floats within 2^-12),
 //! baseball, retrosheet, aapl, or the generated noise floats: noise (all), noise-mesh (`f32`)
 //! or noise-readings (`f64`); or `geojson borrowed-names`, the report's partial load of the
-//! countries' names and codes as `&str`s. `PROFILE_PREFER=faster` (or `smaller`) encodes with that
+//! countries' names and codes as `&str`s; or `retrosheet archive-decode` (or `baseball`), the
+//! report's archive of 16 chunks of games (or Batting rows) decoded whole by
+//! `Archive::decode_all`, on one thread unless `PROFILE_THREADS=all`. `PROFILE_PREFER=faster` (or `smaller`) encodes with that
 //! preference instead of the balanced default.
 
 use std::hint::black_box;
@@ -62,6 +64,10 @@ fn main() {
     let (dataset, what) = (args[0].as_str(), args[1].as_str());
     let times = args.get(2).map_or(10, |n| n.parse().expect("a count"));
     let lossless = EncodeOptions::default();
+    if what == "archive-decode" {
+        archive_decode(dataset, times);
+        return;
+    }
     if what == "borrowed-names" {
         // The partial load of the report: the GeoJSON countries' names and codes as `&str`s.
         let bytes = names_file(&geojson::load().unwrap());
@@ -102,4 +108,57 @@ fn main() {
         "noise-readings" => run(noise::load().readings, lossless, what, times),
         other => panic!("unknown dataset {other}"),
     }
+}
+
+/// The report's 16-chunk archive of `dataset`'s rows, decoded whole `times` times: the time of
+/// each decode, without freeing its rows.
+fn archive_decode(dataset: &str, times: usize) {
+    match dataset {
+        "retrosheet" => decode_archive_rows(&retrosheet::load_all().unwrap(), times),
+        "baseball" => decode_archive_rows(&baseball::load().unwrap().batting, times),
+        other => panic!("archive-decode reads retrosheet or baseball, not {other}"),
+    }
+}
+
+fn decode_archive_rows<T>(rows: &[T], times: usize)
+where
+    T: tree_buf::Encode + tree_buf::DecodeOwned + PartialEq + Send + std::fmt::Debug,
+{
+    use tree_buf::archive::{Archive, ArchiveOptions};
+    let options = ArchiveOptions::default().chunk_rows(rows.len().div_ceil(16));
+    let bytes = tree_buf_benches::archive_checked(rows, options);
+    let one = Archive::from_bytes_with_options(&bytes, DecodeOptions::default().parallel(false))
+        .expect("opens");
+    let all = Archive::from_bytes(&bytes).expect("opens");
+    let mut totals = [std::time::Duration::ZERO; 2];
+    for _ in 0..times {
+        for (which, archive) in [&one, &all].into_iter().enumerate() {
+            if std::env::var("PROFILE_ONLY").is_ok_and(|only| only != ["one", "all"][which]) {
+                continue;
+            }
+            for burst in 0..3 {
+                let start = std::time::Instant::now();
+                let decoded = black_box(archive.decode_all::<T>().expect("decodes"));
+                if burst > 0 {
+                    totals[which] += start.elapsed();
+                }
+                drop(decoded);
+            }
+        }
+    }
+    if std::env::var("PROFILE_CHUNKS").is_ok() {
+        for index in 0..one.chunks().len() {
+            let start = std::time::Instant::now();
+            let decoded = black_box(one.decode_chunk::<T>(index).expect("decodes"));
+            print!("{:?} ", start.elapsed());
+            drop(decoded);
+        }
+        println!();
+    }
+    let each = |total: std::time::Duration| total / (2 * times.max(1)) as u32;
+    println!(
+        "one thread {:?}, all threads {:?}",
+        each(totals[0]),
+        each(totals[1])
+    );
 }

@@ -61,7 +61,8 @@
 //!   benchmarks and programs that want a codec without the file format.
 
 // `unsafe` is allowed only where it is done, each with its reason: memory-mapping an archive,
-// filling a vector in place from several threads (`parallel::fill_parts`), and the addresses
+// filling a vector in place from several threads (`parallel::fill_parts`), advising the kernel
+// to back large vectors with huge pages (`memory`), and the addresses
 // through which recursive types' encoders and decoders share values (`types::recursion`).
 #![deny(unsafe_code)]
 
@@ -75,6 +76,7 @@ mod columns;
 mod encodings;
 mod error;
 mod file;
+mod memory;
 mod options;
 mod parallel;
 mod reader;

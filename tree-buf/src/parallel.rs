@@ -29,7 +29,7 @@ pub(crate) fn fill_parts<T: Send, E: Send>(
     fill: impl Fn(usize, &mut Slots<'_, T>) -> Result<(), E> + Send + Sync,
 ) -> Result<Vec<T>, E> {
     let total = lens.iter().sum();
-    let mut all = Vec::with_capacity(total);
+    let mut all = crate::memory::vec_with_capacity(total);
     let mut free = &mut all.spare_capacity_mut()[..total];
     let mut parts = Vec::with_capacity(lens.len());
     for (index, &len) in lens.iter().enumerate() {

@@ -207,7 +207,9 @@ pub unsafe trait ValueDecoder<'de, T>: Sized {
 
     /// The next `n` values as a vector; leaves copy them in bulk.
     fn next_vec(&mut self, n: usize) -> Vec<T> {
-        (0..n).map(|_| self.next()).collect()
+        let mut values = crate::memory::vec_with_capacity(n);
+        values.extend((0..n).map(|_| self.next()));
+        values
     }
 }
 

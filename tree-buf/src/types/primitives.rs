@@ -42,7 +42,8 @@ impl<T: Copy + Default> PrimitiveDecoder<T> {
     fn next_values(&mut self, n: usize) -> Vec<T> {
         let values = self.values.column();
         let slice = values.as_slice();
-        let taken = slice[..n.min(slice.len())].to_vec();
+        let mut taken = crate::memory::vec_with_capacity(n.min(slice.len()));
+        taken.extend_from_slice(&slice[..n.min(slice.len())]);
         if let Some(last) = n.checked_sub(1) {
             values.nth(last);
         }

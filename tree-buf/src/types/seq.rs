@@ -404,7 +404,7 @@ macro_rules! seq_decoder {
 /// The items of `parts`, one after another: moved a vector at a time, which costs far less than
 /// an item at a time.
 pub(crate) fn concat<T>(parts: Vec<Vec<T>>) -> Vec<T> {
-    let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    let mut all = crate::memory::vec_with_capacity(parts.iter().map(Vec::len).sum());
     for mut part in parts {
         all.append(&mut part);
     }
