@@ -7,7 +7,9 @@
 //! or noise-readings (`f64`); or `geojson borrowed-names`, the report's partial load of the
 //! countries' names and codes as `&str`s; or `retrosheet archive-decode` (or `baseball`), the
 //! report's archive of 16 chunks of games (or Batting rows) decoded whole by
-//! `Archive::decode_all`, on one thread unless `PROFILE_THREADS=all`. `PROFILE_PREFER=faster` (or `smaller`) encodes with that
+//! `Archive::decode_all` on one thread and on all in turn, as the report times them (bursts of 3,
+//! the first left out; `PROFILE_ONLY=one` or `all` runs only that side, and `PROFILE_CHUNKS=1`
+//! also times each chunk alone). `PROFILE_PREFER=faster` (or `smaller`) encodes with that
 //! preference instead of the balanced default.
 
 use std::hint::black_box;
@@ -110,8 +112,8 @@ fn main() {
     }
 }
 
-/// The report's 16-chunk archive of `dataset`'s rows, decoded whole `times` times: the time of
-/// each decode, without freeing its rows.
+/// The report's 16-chunk archive of `dataset`'s rows, decoded whole `times` times on each side:
+/// the time of each decode, without freeing its rows.
 fn archive_decode(dataset: &str, times: usize) {
     match dataset {
         "retrosheet" => decode_archive_rows(&retrosheet::load_all().unwrap(), times),
