@@ -228,6 +228,8 @@ pub struct TreeBufSource {
     /// Filters over the file's columns, checked against each chunk's statistics.
     filters: Vec<Arc<dyn PhysicalExpr>>,
     metrics: ExecutionPlanMetricsSet,
+    /// The most rows a batch holds (DataFusion's `batch_size`, which the scan sets).
+    batch_size: usize,
 }
 
 impl fmt::Debug for TreeBufSource {
@@ -249,6 +251,7 @@ impl TreeBufSource {
             table_schema,
             filters: Vec::new(),
             metrics: ExecutionPlanMetricsSet::new(),
+            batch_size: ConfigOptions::default().execution.batch_size.into(),
         }
     }
 }
@@ -286,6 +289,7 @@ impl FileSource for TreeBufSource {
             filters: self.filters.clone(),
             metrics: self.metrics.clone(),
             partition,
+            batch_size: self.batch_size,
         };
         ProjectionOpener::try_new(self.projection.clone(), Arc::new(opener), file_schema)
     }
@@ -294,9 +298,11 @@ impl FileSource for TreeBufSource {
         &self.table_schema
     }
 
-    fn with_batch_size(&self, _batch_size: usize) -> Arc<dyn FileSource> {
-        // A batch is a chunk, as the archive's writer cut them.
-        Arc::new(self.clone())
+    fn with_batch_size(&self, batch_size: usize) -> Arc<dyn FileSource> {
+        Arc::new(TreeBufSource {
+            batch_size,
+            ..self.clone()
+        })
     }
 
     fn projection(&self) -> Option<&ProjectionExprs> {
@@ -395,6 +401,7 @@ struct TreeBufOpener {
     filters: Vec<Arc<dyn PhysicalExpr>>,
     metrics: ExecutionPlanMetricsSet,
     partition: usize,
+    batch_size: usize,
 }
 
 impl FileOpener for TreeBufOpener {
@@ -406,6 +413,7 @@ impl FileOpener for TreeBufOpener {
         let metrics = MetricBuilder::new(&self.metrics);
         let bytes_scanned = metrics.clone().counter("bytes_scanned", self.partition);
         let chunks_skipped = metrics.counter("chunks_skipped", self.partition);
+        let batch_size = self.batch_size;
         Ok(Box::pin(async move {
             let archive = open_object(&store, &file.object_meta.location).await?;
             // A byte range of the file reads the chunks whose sections start in it, so that the
@@ -425,6 +433,8 @@ impl FileOpener for TreeBufOpener {
                 selection,
                 chunks: chunks.into_iter(),
                 remaining: None,
+                batch_size,
+                rest: None,
                 runtime_filters,
                 bytes_scanned,
                 chunks_skipped,

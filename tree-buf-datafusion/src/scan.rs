@@ -228,7 +228,7 @@ impl ExecutionPlan for TreeBufExec {
     fn execute(
         &self,
         partition: usize,
-        _context: Arc<TaskContext>,
+        context: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
         let Some(chunks) = self.partitions.get(partition) else {
             return internal_err!(
@@ -247,6 +247,8 @@ impl ExecutionPlan for TreeBufExec {
             selection,
             chunks: chunks.clone().into_iter(),
             remaining: self.limit,
+            batch_size: context.session_config().batch_size(),
+            rest: None,
             runtime_filters: RuntimeFilters::new(&self.schema, &self.runtime_filters),
             bytes_scanned: MetricBuilder::new(&self.metrics).counter("bytes_scanned", partition),
             chunks_skipped: (MetricBuilder::new(&self.metrics))
@@ -475,6 +477,11 @@ pub(crate) struct ChunkBatches {
     pub(crate) chunks: std::vec::IntoIter<ChunkRef>,
     /// Rows still wanted, if there is a limit.
     pub(crate) remaining: Option<usize>,
+    /// The most rows a batch holds: DataFusion's operators are tuned for batches of its
+    /// `batch_size` (a hash join probing a chunk of 65,536 rows at once took a tenth longer).
+    pub(crate) batch_size: usize,
+    /// The rows of the chunk last read that are not handed out yet.
+    pub(crate) rest: Option<RecordBatch>,
     pub(crate) runtime_filters: RuntimeFilters,
     /// The bytes of the branches read.
     pub(crate) bytes_scanned: Count,
@@ -489,6 +496,28 @@ impl Iterator for ChunkBatches {
         if self.remaining == Some(0) {
             return None;
         }
+        let batch = match self.rest.take() {
+            Some(rest) => rest,
+            None => match self.next_chunk()? {
+                Ok(batch) => batch,
+                Err(error) => return Some(Err(error)),
+            },
+        };
+        let mut rows = batch.num_rows().min(self.batch_size.max(1));
+        if let Some(remaining) = &mut self.remaining {
+            rows = rows.min(*remaining);
+            *remaining -= rows;
+        }
+        if rows < batch.num_rows() {
+            self.rest = Some(batch.slice(rows, batch.num_rows() - rows));
+        }
+        Some(Ok(batch.slice(0, rows)))
+    }
+}
+
+impl ChunkBatches {
+    /// The next chunk the runtime filters do not rule out, read whole; none after an error.
+    fn next_chunk(&mut self) -> Option<Result<RecordBatch>> {
         let chunk = loop {
             let chunk = self.chunks.next()?;
             if self.runtime_filters.may_match(chunk.info(&self.archives)) {
@@ -504,21 +533,10 @@ impl Iterator for ChunkBatches {
             &self.selection,
             &self.bytes_scanned,
         );
-        let batch = match read {
-            Ok(batch) => batch,
-            Err(error) => {
-                self.chunks = Vec::new().into_iter();
-                return Some(Err(error));
-            }
-        };
-        Some(Ok(match &mut self.remaining {
-            Some(remaining) => {
-                let rows = batch.num_rows().min(*remaining);
-                *remaining -= rows;
-                batch.slice(0, rows)
-            }
-            None => batch,
-        }))
+        if read.is_err() {
+            self.chunks = Vec::new().into_iter();
+        }
+        Some(read)
     }
 }
 

@@ -269,6 +269,43 @@ async fn a_limit_reads_the_first_chunks() {
 }
 
 #[tokio::test]
+async fn scans_hand_out_batches_of_the_session_batch_size_at_most() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seasons.tb");
+    write_archive(&path, &seasons(0..100), 50);
+    let config = SessionConfig::new()
+        .with_target_partitions(1)
+        .with_batch_size(16);
+    let ctx = SessionContext::new_with_config(config);
+    register(&ctx);
+    ctx.register_table("seasons", Arc::new(TreeBufTable::open(&path).unwrap()))
+        .unwrap();
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE listed STORED AS TREEBUF LOCATION '{}/'",
+        dir.path().display()
+    ))
+    .await
+    .unwrap();
+    for (sql, expected) in [
+        ("SELECT year FROM seasons", 100),
+        ("SELECT year FROM seasons LIMIT 40", 40),
+        ("SELECT year FROM listed", 100),
+    ] {
+        let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
+        let sizes: Vec<usize> = batches.iter().map(RecordBatch::num_rows).collect();
+        assert_eq!(sizes.iter().sum::<usize>(), expected, "{sql}");
+        assert!(sizes.iter().all(|&size| size <= 16), "{sql}: {sizes:?}");
+        // In order, from the first row.
+        let years = pretty_format_batches(&batches).unwrap().to_string();
+        let last = format!("| {} |", 1899 + expected);
+        assert!(
+            years.contains("| 1900 |") && years.contains(&last),
+            "{years}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn create_external_table_reads_files_and_directories() {
     let dir = tempfile::tempdir().unwrap();
     let all = seasons(0..60);
