@@ -477,8 +477,8 @@ pub(crate) struct ChunkBatches {
     pub(crate) chunks: std::vec::IntoIter<ChunkRef>,
     /// Rows still wanted, if there is a limit.
     pub(crate) remaining: Option<usize>,
-    /// The most rows a batch holds: DataFusion's operators are tuned for batches of its
-    /// `batch_size` (a hash join probing a chunk of 65,536 rows at once took a tenth longer).
+    /// The most rows a batch holds: DataFusion's `batch_size`, which its operators are tuned
+    /// for and its file sources' streams cut batches to.
     pub(crate) batch_size: usize,
     /// The rows of the chunk last read that are not handed out yet.
     pub(crate) rest: Option<RecordBatch>,
