@@ -10,14 +10,6 @@ use tree_buf::{EncodeOptions, Value, ValueWriter};
 use crate::io::{open_input, Output};
 use crate::CliError;
 
-/// The options of the `from-*` commands.
-pub fn encode_options(lossy_float_tolerance: Option<i32>) -> EncodeOptions {
-    match lossy_float_tolerance {
-        Some(exponent) => EncodeOptions::default().lossy_float_tolerance(exponent),
-        None => EncodeOptions::default(),
-    }
-}
-
 fn json_error(name: &str, error: &serde_json::Error) -> CliError {
     if error.is_io() {
         CliError::new(format!("{name}: {error}"))

@@ -13,9 +13,9 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use tree_buf::archive::ArchiveOptions;
-use tree_buf::{DecodeOptions, EncodeOptions};
+use tree_buf::{DecodeOptions, EncodeOptions, Preference};
 
 use convert::{Chunking, CsvOptions, RowFormat};
 use export::Open;
@@ -247,6 +247,11 @@ struct EncodeArgs {
     /// Stores floats within 2^N of their value.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     lossy_float_tolerance: Option<i32>,
+    /// Trades encoding and decoding speed against size: `smaller` uses zstd level 19 wherever
+    /// it saves a byte and stores integer columns by a related sibling's values; `faster` uses
+    /// the column codecs, and zstd only on a branch it halves.
+    #[arg(long, value_enum, default_value_t = Prefer::Balanced)]
+    prefer: Prefer,
     /// Archives: ends a chunk after this many rows.
     #[arg(long, value_name = "N", default_value_t = ArchiveOptions::DEFAULT_CHUNK_ROWS)]
     chunk_rows: usize,
@@ -256,9 +261,25 @@ struct EncodeArgs {
     chunk_bytes: usize,
 }
 
+/// `--prefer`'s values: [`Preference`]'s.
+#[derive(Clone, Copy, ValueEnum)]
+enum Prefer {
+    Balanced,
+    Smaller,
+    Faster,
+}
+
 impl EncodeArgs {
     fn options(&self) -> EncodeOptions {
-        convert::encode_options(self.lossy_float_tolerance)
+        let options = EncodeOptions::default().prefer(match self.prefer {
+            Prefer::Balanced => Preference::Balanced,
+            Prefer::Smaller => Preference::Smaller,
+            Prefer::Faster => Preference::Faster,
+        });
+        match self.lossy_float_tolerance {
+            Some(exponent) => options.lossy_float_tolerance(exponent),
+            None => options,
+        }
     }
 
     fn chunking(&self) -> Chunking {

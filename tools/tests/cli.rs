@@ -261,6 +261,20 @@ fn real_csv_files_convert_with_inferred_types() {
         keys[keys.len() - 6..],
         ["SO", "IBB", "HBP", "SH", "SF", "GIDP"]
     );
+    // The same rows written smaller read back the same.
+    let smaller = scratch("batting-smaller.tb");
+    succeeds(&[
+        "from-csv",
+        path(&dir.join("baseball/Batting.csv.zst")),
+        "-o",
+        path(&smaller),
+        "--prefer",
+        "smaller",
+    ]);
+    let size = |file: &Path| std::fs::metadata(file).unwrap().len();
+    assert!(size(&smaller) < size(&batting) * 9 / 10);
+    let rows = |file: &Path| stdout(&succeeds(&["to-csv", path(file)]));
+    assert!(rows(&smaller) == rows(&batting));
     let games = scratch("gl2018.tb");
     succeeds(&[
         "from-csv",
