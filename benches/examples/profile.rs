@@ -13,8 +13,10 @@
 //! preference instead of the balanced default.
 
 use std::hint::black_box;
+use std::time::Duration;
 
 use tree_buf::{DecodeOptions, EncodeOptions, Preference};
+use tree_buf_benches::timing::{round_robin_warm, timed, Runs, Task};
 use tree_buf_benches::{lossy_options, names_file, with_borrowed_names, Dataset};
 use tree_buf_datasets::{baseball, geojson, graphql, noise, retrosheet, stocks};
 
@@ -82,7 +84,7 @@ fn main() {
                 0
             }
         ];
-        let mut total = std::time::Duration::ZERO;
+        let mut total = Duration::ZERO;
         for round in 0..times {
             sweep
                 .iter_mut()
@@ -132,35 +134,30 @@ where
     let one = Archive::from_bytes_with_options(&bytes, DecodeOptions::default().parallel(false))
         .expect("opens");
     let all = Archive::from_bytes(&bytes).expect("opens");
-    let mut totals = [std::time::Duration::ZERO; 2];
-    for _ in 0..times {
-        for (which, archive) in [&one, &all].into_iter().enumerate() {
-            if std::env::var("PROFILE_ONLY").is_ok_and(|only| only != ["one", "all"][which]) {
-                continue;
-            }
-            for burst in 0..3 {
-                let start = std::time::Instant::now();
-                let decoded = black_box(archive.decode_all::<T>().expect("decodes"));
-                if burst > 0 {
-                    totals[which] += start.elapsed();
-                }
-                drop(decoded);
-            }
-        }
-    }
+    let only = std::env::var("PROFILE_ONLY").ok();
+    let sides = [("one", "one thread", &one), ("all", "all threads", &all)];
+    let (labels, mut tasks): (Vec<&str>, Vec<Task<'_, Duration>>) = (sides.into_iter())
+        .filter(|(side, ..)| only.as_deref().is_none_or(|only| only == *side))
+        .map(|(_, label, archive)| {
+            let decode = move || timed(|| archive.decode_all::<T>().expect("decodes")).1;
+            (label, Box::new(decode) as Task<'_, Duration>)
+        })
+        .unzip();
+    let runs = Runs {
+        min: times,
+        budget_per_task: Duration::ZERO,
+        max: times,
+    };
+    let results = round_robin_warm(&runs, &mut tasks, 3);
     if std::env::var("PROFILE_CHUNKS").is_ok() {
         for index in 0..one.chunks().len() {
-            let start = std::time::Instant::now();
-            let decoded = black_box(one.decode_chunk::<T>(index).expect("decodes"));
-            print!("{:?} ", start.elapsed());
-            drop(decoded);
+            let time = timed(|| one.decode_chunk::<T>(index).expect("decodes")).1;
+            print!("{time:?} ");
         }
         println!();
     }
-    let each = |total: std::time::Duration| total / (2 * times.max(1)) as u32;
-    println!(
-        "one thread {:?}, all threads {:?}",
-        each(totals[0]),
-        each(totals[1])
-    );
+    for (label, times) in labels.iter().zip(results) {
+        let each = times.iter().sum::<Duration>() / times.len().max(1) as u32;
+        println!("{label}: {each:?} each");
+    }
 }

@@ -42,8 +42,9 @@ impl<T: Copy + Default> PrimitiveDecoder<T> {
     fn next_values(&mut self, n: usize) -> Vec<T> {
         let values = self.values.column();
         let slice = values.as_slice();
-        let mut taken = crate::memory::vec_with_capacity(n.min(slice.len()));
-        taken.extend_from_slice(&slice[..n.min(slice.len())]);
+        let wanted = &slice[..n.min(slice.len())];
+        let mut taken = crate::memory::vec_with_capacity(wanted.len());
+        taken.extend_from_slice(wanted);
         if let Some(last) = n.checked_sub(1) {
             values.nth(last);
         }

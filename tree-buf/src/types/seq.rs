@@ -152,7 +152,8 @@ macro_rules! byte_buffers {
         impl<'de> Decode<'de> for $t {
             type Decoder = SeqDecoder<'de, u8>;
             fn join_chunks(parts: Vec<Self>) -> Option<Self> {
-                let mut all = Vec::with_capacity(parts.iter().map(|part| part.len()).sum());
+                let mut all =
+                    crate::memory::vec_with_capacity(parts.iter().map(|part| part.len()).sum());
                 parts.iter().for_each(|part| all.extend_from_slice(part));
                 Some($from_vec(all))
             }
