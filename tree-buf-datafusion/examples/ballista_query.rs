@@ -1,5 +1,5 @@
-//! Runs SQL over a tree-buf archive on a Ballista cluster (see `ballista_scheduler` and
-//! `ballista_executor`), and prints the answer.
+//! Runs SQL over tree-buf archives (a file, or a directory of them ending in `/`) on a Ballista
+//! cluster (see `ballista_scheduler` and `ballista_executor`), and prints the answer.
 //!
 //! `cargo run --release -p tree-buf-datafusion --features ballista --example ballista_query --
 //! df://localhost:50050 games=/data/games.tb "SELECT count(*) FROM games"`
@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ballista::prelude::SessionContextExt;
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::prelude::SessionContext;
-use tree_buf_datafusion::TreeBufTable;
+use tree_buf_datafusion::TreeBufListingTable;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -21,8 +21,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (name, path) = table.split_once('=').ok_or(usage)?;
     let state = tree_buf_datafusion::ballista_state();
     let ctx = SessionContext::remote_with_state(&url, state).await?;
-    // Ballista runs every partition of a scan it does not know in each task: one partition.
-    let table = TreeBufTable::open(path)?.with_scan_partitions(1);
+    // A listing table's scan is one Ballista splits over its tasks, by files and chunk ranges.
+    let table = TreeBufListingTable::open(&ctx.state(), path).await?;
     ctx.register_table(name, Arc::new(table))?;
     let batches = ctx.sql(&sql).await?.collect().await?;
     println!("{}", pretty_format_batches(&batches)?);

@@ -14,8 +14,14 @@
 //! `(archive, chunk)` indices, the row limit, and what is read of each column (all, or some
 //! fields of a struct). Archives are reopened from their locations where
 //! the bytes are decoded, so every process must see the files at the same paths.
+//!
+//! A [`TreeBufListingTable`] is [`LISTING_TAG`] and then a protobuf `ListingNode`: its URLs, file
+//! extension, file schema, partition columns, file sort order and SQL definition. A scan of
+//! [`TreeBufFormat`](crate::TreeBufFormat) files (a `DataSourceExec` of a [`TreeBufSource`]) is
+//! [`FILE_SCAN_TAG`] and then a protobuf `FileScanNode`: DataFusion's own `FileScanExecConf`
+//! (files and byte ranges per partition, projection, limit) and the filters pushed to the scan,
+//! which skip chunks by their statistics.
 
-use std::any::Any;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -23,6 +29,11 @@ use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::catalog::TableProvider;
 use datafusion::common::{DataFusionError, Result, TableReference};
 use datafusion::datasource::file_format::FileFormatFactory;
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
+use datafusion::datasource::physical_plan::FileScanConfig;
+use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{
     AggregateUDF, Extension, HigherOrderUDF, LogicalPlan, ScalarUDF, WindowUDF,
@@ -30,10 +41,18 @@ use datafusion::logical_expr::{
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_expr_common::physical_expr::proto_decode::PhysicalExprDecodeCtx;
 use datafusion::physical_expr_common::physical_expr::proto_encode::PhysicalExprEncodeCtx;
+use datafusion::physical_expr_common::physical_expr::snapshot_physical_expr;
 use datafusion::physical_plan::ExecutionPlan;
+use datafusion_proto::logical_plan::from_proto::parse_sorts;
+use datafusion_proto::logical_plan::to_proto::serialize_sorts;
 use datafusion_proto::logical_plan::{DefaultLogicalExtensionCodec, LogicalExtensionCodec};
+use datafusion_proto::physical_plan::from_proto::{
+    parse_protobuf_file_scan_config, parse_table_schema_from_proto,
+};
+use datafusion_proto::physical_plan::to_proto::serialize_file_scan_config;
 use datafusion_proto::physical_plan::{
-    DefaultPhysicalExtensionCodec, PhysicalExtensionCodec, PhysicalProtoConverterExtension,
+    DefaultPhysicalExtensionCodec, PhysicalExtensionCodec, PhysicalPlanDecodeContext,
+    PhysicalProtoConverterExtension,
 };
 use datafusion_proto::protobuf;
 use prost::Message;
@@ -41,11 +60,16 @@ use tree_buf_arrow::Selection;
 
 use crate::scan::TreeBufExec;
 use crate::table::{open_archives, ChunkRef, TreeBufTable};
+use crate::{TreeBufFormat, TreeBufListingTable, TreeBufSource};
 
 /// The first bytes of an encoded [`TreeBufExec`].
 pub const SCAN_TAG: &[u8] = b"tree-buf scan 1\n";
 /// The first bytes of an encoded [`TreeBufTable`].
 pub const TABLE_TAG: &[u8] = b"tree-buf table 1\n";
+/// The first bytes of an encoded [`TreeBufListingTable`].
+pub const LISTING_TAG: &[u8] = b"tree-buf listing table 1\n";
+/// The first bytes of an encoded scan of [`TreeBufFormat`] files.
+pub const FILE_SCAN_TAG: &[u8] = b"tree-buf file scan 1\n";
 
 #[derive(Clone, PartialEq, Message)]
 struct TableNode {
@@ -111,6 +135,32 @@ impl SelectionNode {
             .collect::<Result<_>>()?;
         Ok(Selection::Fields(fields))
     }
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct ListingNode {
+    #[prost(string, repeated, tag = "1")]
+    urls: Vec<String>,
+    #[prost(string, tag = "2")]
+    file_extension: String,
+    /// The columns the files hold, without the partition columns.
+    #[prost(message, optional, tag = "3")]
+    file_schema: Option<protobuf::Schema>,
+    #[prost(message, repeated, tag = "4")]
+    partition_columns: Vec<protobuf::PartitionColumn>,
+    #[prost(message, repeated, tag = "5")]
+    sort_order: Vec<protobuf::SortExprNodeCollection>,
+    #[prost(string, optional, tag = "6")]
+    definition: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct FileScanNode {
+    #[prost(message, optional, tag = "1")]
+    config: Option<protobuf::FileScanExecConf>,
+    /// Over the file schema.
+    #[prost(message, repeated, tag = "2")]
+    filters: Vec<protobuf::PhysicalExprNode>,
 }
 
 /// A partition's chunks: the `i`th is chunk `chunks[i]` of archive `archives[i]`.
@@ -213,8 +263,62 @@ fn decode_scan(body: &[u8]) -> Result<TreeBufExec> {
     Ok(scan)
 }
 
-/// Sends [`TreeBufExec`] scans between processes, and every other plan node through the codec
-/// it wraps.
+/// The file configuration and source of `node`, if it is a scan of [`TreeBufFormat`] files.
+fn file_scan(node: &dyn ExecutionPlan) -> Option<(&FileScanConfig, &TreeBufSource)> {
+    let exec = node.downcast_ref::<DataSourceExec>()?;
+    let config = exec.data_source().downcast_ref::<FileScanConfig>()?;
+    let source = config.file_source().downcast_ref::<TreeBufSource>()?;
+    Some((config, source))
+}
+
+fn encode_file_scan(
+    (config, source): (&FileScanConfig, &TreeBufSource),
+    codec: &dyn PhysicalExtensionCodec,
+    proto_converter: &dyn PhysicalProtoConverterExtension,
+    buf: &mut Vec<u8>,
+) -> Result<()> {
+    // The filters only skip chunks (the rows read are filtered above the scan), so a filter
+    // that cannot be sent is left out rather than failing the plan. A dynamic filter goes as
+    // what it holds now: the operator that tightens it runs in this process.
+    let filters = (source.filters().iter())
+        .filter_map(|filter| {
+            let filter = snapshot_physical_expr(Arc::clone(filter)).ok()?;
+            proto_converter.physical_expr_to_proto(&filter, codec).ok()
+        })
+        .collect();
+    let node = FileScanNode {
+        config: Some(serialize_file_scan_config(config, codec, proto_converter)?),
+        filters,
+    };
+    buf.extend_from_slice(FILE_SCAN_TAG);
+    node.encode(buf).map_err(malformed)
+}
+
+fn decode_file_scan(
+    body: &[u8],
+    ctx: &TaskContext,
+    codec: &dyn PhysicalExtensionCodec,
+    proto_converter: &dyn PhysicalProtoConverterExtension,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    let node = FileScanNode::decode(body).map_err(malformed)?;
+    let config =
+        (node.config.as_ref()).ok_or_else(|| malformed("a file scan without its configuration"))?;
+    let table_schema = parse_table_schema_from_proto(config)?;
+    let decode_ctx = PhysicalPlanDecodeContext::new(ctx, codec);
+    // Filters name file columns by their places, which are the same in the table's schema (the
+    // file's columns and then the partition columns).
+    let columns = Arc::clone(table_schema.table_schema());
+    let filters = (node.filters.iter())
+        .map(|filter| proto_converter.proto_to_physical_expr(filter, &columns, &decode_ctx))
+        .collect::<Result<Vec<_>>>()?;
+    let source = TreeBufSource::new(table_schema).with_filters(filters);
+    let config =
+        parse_protobuf_file_scan_config(config, &decode_ctx, proto_converter, Arc::new(source))?;
+    Ok(DataSourceExec::from_data_source(config))
+}
+
+/// Sends [`TreeBufExec`] scans and scans of [`TreeBufFormat`](crate::TreeBufFormat) files
+/// between processes, and every other plan node through the codec it wraps.
 #[derive(Debug)]
 pub struct TreeBufPhysicalCodec {
     inner: Arc<dyn PhysicalExtensionCodec>,
@@ -242,10 +346,13 @@ impl PhysicalExtensionCodec for TreeBufPhysicalCodec {
         ctx: &TaskContext,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        match buf.strip_prefix(SCAN_TAG) {
-            Some(body) => Ok(Arc::new(decode_scan(body)?)),
-            None => self.inner.try_decode(buf, inputs, ctx, proto_converter),
+        if let Some(body) = buf.strip_prefix(SCAN_TAG) {
+            return Ok(Arc::new(decode_scan(body)?));
         }
+        if let Some(body) = buf.strip_prefix(FILE_SCAN_TAG) {
+            return decode_file_scan(body, ctx, self, proto_converter);
+        }
+        self.inner.try_decode(buf, inputs, ctx, proto_converter)
     }
 
     fn try_encode(
@@ -254,10 +361,13 @@ impl PhysicalExtensionCodec for TreeBufPhysicalCodec {
         buf: &mut Vec<u8>,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<()> {
-        match (node.as_ref() as &dyn Any).downcast_ref::<TreeBufExec>() {
-            Some(scan) => encode_scan(scan, buf),
-            None => self.inner.try_encode(node, buf, proto_converter),
+        if let Some(scan) = node.downcast_ref::<TreeBufExec>() {
+            return encode_scan(scan, buf);
         }
+        if let Some(scan) = file_scan(node.as_ref()) {
+            return encode_file_scan(scan, self, proto_converter, buf);
+        }
+        self.inner.try_encode(node, buf, proto_converter)
     }
 
     fn try_decode_higher_order_function(
@@ -318,6 +428,92 @@ impl PhysicalExtensionCodec for TreeBufPhysicalCodec {
     }
 }
 
+fn encode_listing(
+    table: &TreeBufListingTable,
+    codec: &dyn LogicalExtensionCodec,
+    buf: &mut Vec<u8>,
+) -> Result<()> {
+    let listing = table.listing_table();
+    let options = listing.options();
+    if options.output_partitioning.is_some() {
+        return Err(DataFusionError::NotImplemented(
+            "sending a listing table with a declared output partitioning".into(),
+        ));
+    }
+    let is_partition_column =
+        |name: &str| (options.table_partition_cols.iter()).any(|(column, _)| column == name);
+    let schema = listing.schema();
+    let file_fields: Vec<_> = (schema.fields().iter())
+        .filter(|field| !is_partition_column(field.name()))
+        .cloned()
+        .collect();
+    let file_schema = Schema::new(file_fields).with_metadata(schema.metadata().clone());
+    let partition_columns = (options.table_partition_cols.iter())
+        .map(|(name, data_type)| {
+            Ok(protobuf::PartitionColumn {
+                name: name.clone(),
+                arrow_type: Some(data_type.try_into()?),
+            })
+        })
+        .collect::<Result<_>>()?;
+    let sort_order = (options.file_sort_order.iter())
+        .map(|order| {
+            Ok(protobuf::SortExprNodeCollection {
+                sort_expr_nodes: serialize_sorts(order, codec)?,
+            })
+        })
+        .collect::<Result<_>>()?;
+    let node = ListingNode {
+        urls: listing
+            .table_paths()
+            .iter()
+            .map(|url| url.to_string())
+            .collect(),
+        file_extension: options.file_extension.clone(),
+        file_schema: Some((&file_schema).try_into()?),
+        partition_columns,
+        sort_order,
+        definition: listing.get_table_definition().map(str::to_owned),
+    };
+    buf.extend_from_slice(LISTING_TAG);
+    node.encode(buf).map_err(malformed)
+}
+
+fn decode_listing(
+    body: &[u8],
+    ctx: &TaskContext,
+    codec: &dyn LogicalExtensionCodec,
+) -> Result<TreeBufListingTable> {
+    let node = ListingNode::decode(body).map_err(malformed)?;
+    let file_schema =
+        (node.file_schema.as_ref()).ok_or_else(|| malformed("a listing table without a schema"))?;
+    let file_schema: SchemaRef = Arc::new(Schema::try_from(file_schema)?);
+    let urls = (node.urls.iter())
+        .map(ListingTableUrl::parse)
+        .collect::<Result<Vec<_>>>()?;
+    let partition_columns = (node.partition_columns.iter())
+        .map(|column| {
+            let data_type = (column.arrow_type.as_ref())
+                .ok_or_else(|| malformed("a partition column without a type"))?;
+            Ok((column.name.clone(), data_type.try_into()?))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let sort_order = (node.sort_order.iter())
+        .map(|order| Ok(parse_sorts(&order.sort_expr_nodes, ctx, codec)?))
+        .collect::<Result<Vec<_>>>()?;
+    let options = ListingOptions::new(Arc::new(TreeBufFormat))
+        .with_file_extension(node.file_extension)
+        .with_table_partition_cols(partition_columns)
+        .with_file_sort_order(sort_order);
+    let config = ListingTableConfig::new_with_multi_paths(urls)
+        .with_listing_options(options)
+        .with_schema(file_schema);
+    let table = ListingTable::try_new(config)?
+        .with_definition(node.definition)
+        .with_cache(ctx.runtime_env().cache_manager.get_file_statistic_cache());
+    TreeBufListingTable::new(table)
+}
+
 /// Sends [`TreeBufTable`]s between processes (as the locations of their archives, reopened where
 /// they arrive), and everything else through the codec it wraps.
 #[derive(Debug)]
@@ -360,6 +556,15 @@ impl LogicalExtensionCodec for TreeBufLogicalCodec {
         schema: SchemaRef,
         ctx: &TaskContext,
     ) -> Result<Arc<dyn TableProvider>> {
+        if let Some(body) = buf.strip_prefix(LISTING_TAG) {
+            let table = decode_listing(body, ctx, self)?;
+            if table.schema() != schema {
+                return Err(DataFusionError::Plan(format!(
+                    "table {table_ref}: the listing's columns are not those the plan was made for"
+                )));
+            }
+            return Ok(Arc::new(table));
+        }
         let Some(body) = buf.strip_prefix(TABLE_TAG) else {
             return self
                 .inner
@@ -386,7 +591,10 @@ impl LogicalExtensionCodec for TreeBufLogicalCodec {
         node: Arc<dyn TableProvider>,
         buf: &mut Vec<u8>,
     ) -> Result<()> {
-        let Some(table) = (node.as_ref() as &dyn Any).downcast_ref::<TreeBufTable>() else {
+        if let Some(listing) = node.downcast_ref::<TreeBufListingTable>() {
+            return encode_listing(listing, self, buf);
+        }
+        let Some(table) = node.downcast_ref::<TreeBufTable>() else {
             return self.inner.try_encode_table_provider(table_ref, node, buf);
         };
         let node = TableNode {

@@ -30,7 +30,7 @@ use datafusion::physical_expr_common::sort_expr::LexOrdering;
 use datafusion::physical_plan::filter_pushdown::{FilterPushdownPropagation, PushedDown};
 use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricBuilder};
 use datafusion::physical_plan::projection::ProjectionExprs;
-use datafusion::physical_plan::ExecutionPlan;
+use datafusion::physical_plan::{DisplayFormatType, ExecutionPlan};
 use futures::StreamExt;
 use tree_buf::archive::Archive;
 use tree_buf_arrow::Selection;
@@ -254,6 +254,19 @@ impl TreeBufSource {
             batch_size: ConfigOptions::default().execution.batch_size.into(),
         }
     }
+
+    /// The filters that skip chunks by their statistics.
+    #[cfg(feature = "proto")]
+    pub(crate) fn filters(&self) -> &[Arc<dyn PhysicalExpr>] {
+        &self.filters
+    }
+
+    /// This source with `filters` to skip chunks by.
+    #[cfg(feature = "proto")]
+    pub(crate) fn with_filters(mut self, filters: Vec<Arc<dyn PhysicalExpr>>) -> Self {
+        self.filters = filters;
+        self
+    }
 }
 
 impl FileSource for TreeBufSource {
@@ -363,6 +376,16 @@ impl FileSource for TreeBufSource {
 
     fn file_type(&self) -> &str {
         EXTENSION
+    }
+
+    fn fmt_extra(&self, format: DisplayFormatType, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match format {
+            DisplayFormatType::Default | DisplayFormatType::Verbose if !self.filters.is_empty() => {
+                let filters: Vec<String> = self.filters.iter().map(ToString::to_string).collect();
+                write!(f, ", chunk_filters=[{}]", filters.join(", "))
+            }
+            _ => Ok(()),
+        }
     }
 
     fn repartitioned(

@@ -57,6 +57,7 @@
 #[cfg(feature = "proto")]
 mod codec;
 mod format;
+mod listing;
 mod prune;
 mod scan;
 mod table;
@@ -72,6 +73,7 @@ pub use codec::{ballista_codecs, ballista_state};
 #[cfg(feature = "proto")]
 pub use codec::{TreeBufLogicalCodec, TreeBufPhysicalCodec, SCAN_TAG, TABLE_TAG};
 pub use format::{TreeBufFormat, TreeBufFormatFactory, TreeBufSource};
+pub use listing::TreeBufListingTable;
 pub use scan::TreeBufExec;
 pub use table::{TreeBufTable, TreeBufTableFactory, EXTENSION};
 
@@ -85,7 +87,7 @@ pub const FORMAT_NAME: &str = "TREEBUF";
 /// archives are read in the order of their names: a [`TreeBufTable`]. A location in another
 /// object store registered with the session (`s3://bucket/games/`, `memory:///games.tb`), or a
 /// table `PARTITIONED BY` columns of its directories' names (`season=2018/`), is a
-/// `ListingTable` of [`TreeBufFormat`].
+/// `ListingTable` of [`TreeBufFormat`], as a [`TreeBufListingTable`].
 pub fn register(ctx: &SessionContext) {
     let state = ctx.state_ref();
     let mut state = state.write();

@@ -9,12 +9,14 @@ use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::catalog::{Session, TableProvider, TableProviderFactory};
 use datafusion::common::stats::Precision;
 use datafusion::common::{DataFusionError, Result, Statistics};
+use datafusion::datasource::listing::ListingTable;
 use datafusion::datasource::listing_table_factory::ListingTableFactory;
 use datafusion::datasource::TableType;
 use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
 use tree_buf::archive::{Archive, ChunkInfo};
 
+use crate::listing::TreeBufListingTable;
 use crate::prune::kept_chunks;
 use crate::scan::{spread, TreeBufExec};
 use crate::{arrow_options, external};
@@ -134,10 +136,11 @@ impl TreeBufTable {
     /// Scans spread the chunks over at most `partitions` partitions (at least 1), rather than
     /// over DataFusion's target partitions.
     ///
-    /// Ballista 55 restricts only its built-in scans to the partitions of each of its tasks: a
-    /// scan it does not know runs whole in every task, so a table read through Ballista must be
-    /// scanned as one partition (`with_scan_partitions(1)`); the stages after the scan are still
-    /// spread over the executors.
+    /// Ballista 55 restricts only file scans (`DataSourceExec`) to the partitions of each of its
+    /// tasks: a scan of this table runs whole in every task, so a table read through Ballista
+    /// must be scanned as one partition (`with_scan_partitions(1)`); the stages after the scan
+    /// are still spread over the executors. A [`TreeBufListingTable`]'s scan is split over the
+    /// tasks.
     pub fn with_scan_partitions(mut self, partitions: usize) -> Self {
         self.scan_partitions = Some(partitions.max(1));
         self
@@ -261,7 +264,8 @@ impl TableProvider for TreeBufTable {
 /// (a file, or a directory of `*.tb` files) as a [`TreeBufTable`]; [`register`](crate::register)
 /// installs it. Locations in other object stores than the local disk, and tables `PARTITIONED
 /// BY` directory names, are made `ListingTable`s of [`TreeBufFormat`](crate::TreeBufFormat) by
-/// DataFusion's own factory (which finds the format `register` installs).
+/// DataFusion's own factory (which finds the format `register` installs), each wrapped in a
+/// [`TreeBufListingTable`] so that plans over it can be sent between processes.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct TreeBufTableFactory;
 
@@ -275,7 +279,12 @@ impl TableProviderFactory for TreeBufTableFactory {
         let local =
             |location: &String| !location.contains("://") || location.starts_with("file://");
         if !cmd.table_partition_cols.is_empty() || !cmd.locations.iter().all(local) {
-            return ListingTableFactory::new().create(state, cmd).await;
+            let table = ListingTableFactory::new().create(state, cmd).await?;
+            // Under tree-buf's own type, which the plan codecs can send.
+            return match table.downcast_ref::<ListingTable>() {
+                Some(listing) => Ok(Arc::new(TreeBufListingTable::new(listing.clone())?)),
+                None => Ok(table),
+            };
         }
         let locations = (cmd.locations.iter())
             .map(|location| location.strip_prefix("file://").unwrap_or(location));
