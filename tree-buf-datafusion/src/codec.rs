@@ -428,6 +428,19 @@ impl PhysicalExtensionCodec for TreeBufPhysicalCodec {
     }
 }
 
+fn decode_table(body: &[u8]) -> Result<TreeBufTable> {
+    let node = TableNode::decode(body).map_err(malformed)?;
+    let locations: Vec<PathBuf> = node.locations.iter().map(PathBuf::from).collect();
+    let archives = open_archives(&locations)?;
+    let table = TreeBufTable::from_archives(locations, archives)?;
+    Ok(match node.scan_partitions {
+        Some(partitions) => {
+            table.with_scan_partitions(usize::try_from(partitions).unwrap_or(usize::MAX))
+        }
+        None => table,
+    })
+}
+
 fn encode_listing(
     table: &TreeBufListingTable,
     codec: &dyn LogicalExtensionCodec,
@@ -556,33 +569,23 @@ impl LogicalExtensionCodec for TreeBufLogicalCodec {
         schema: SchemaRef,
         ctx: &TaskContext,
     ) -> Result<Arc<dyn TableProvider>> {
-        if let Some(body) = buf.strip_prefix(LISTING_TAG) {
-            let table = decode_listing(body, ctx, self)?;
-            if table.schema() != schema {
-                return Err(DataFusionError::Plan(format!(
-                    "table {table_ref}: the listing's columns are not those the plan was made for"
-                )));
-            }
-            return Ok(Arc::new(table));
-        }
-        let Some(body) = buf.strip_prefix(TABLE_TAG) else {
+        let table: Arc<dyn TableProvider> = if let Some(body) = buf.strip_prefix(LISTING_TAG) {
+            Arc::new(decode_listing(body, ctx, self)?)
+        } else if let Some(body) = buf.strip_prefix(TABLE_TAG) {
+            Arc::new(decode_table(body)?)
+        } else {
             return self
                 .inner
                 .try_decode_table_provider(buf, table_ref, schema, ctx);
         };
-        let node = TableNode::decode(body).map_err(malformed)?;
-        let locations: Vec<PathBuf> = node.locations.iter().map(PathBuf::from).collect();
-        let archives = open_archives(&locations)?;
-        let mut table = TreeBufTable::from_archives(locations, archives)?;
-        if let Some(partitions) = node.scan_partitions {
-            table = table.with_scan_partitions(usize::try_from(partitions).unwrap_or(usize::MAX));
-        }
+        // The archives are read again where the plan arrives: they must still be what it was
+        // made for.
         if table.schema() != schema {
             return Err(DataFusionError::Plan(format!(
                 "table {table_ref}: the archives' columns are not those the plan was made for"
             )));
         }
-        Ok(Arc::new(table))
+        Ok(table)
     }
 
     fn try_encode_table_provider(
