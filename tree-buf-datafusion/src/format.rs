@@ -24,7 +24,9 @@ use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::object_store::path::Path as ObjectPath;
-use datafusion::object_store::{GetResultPayload, ObjectMeta, ObjectStore, ObjectStoreExt};
+use datafusion::object_store::{
+    coalesce_ranges, GetOptions, GetResultPayload, ObjectMeta, ObjectStore, ObjectStoreExt,
+};
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_expr_common::sort_expr::LexOrdering;
 use datafusion::physical_plan::filter_pushdown::{FilterPushdownPropagation, PushedDown};
@@ -32,11 +34,11 @@ use datafusion::physical_plan::metrics::{ExecutionPlanMetricsSet, MetricBuilder}
 use datafusion::physical_plan::projection::ProjectionExprs;
 use datafusion::physical_plan::{DisplayFormatType, ExecutionPlan};
 use futures::StreamExt;
-use tree_buf::archive::Archive;
+use tree_buf::archive::{Archive, PartialArchive};
 use tree_buf_arrow::Selection;
 
 use crate::prune::RuntimeFilters;
-use crate::scan::{field_paths, narrow_column, ChunkBatches};
+use crate::scan::{chunk_branches, field_paths, narrow_column, ChunkBatches};
 use crate::table::{open_archive, ChunkRef, EXTENSION};
 use crate::{arrow_options, external, FORMAT_NAME};
 
@@ -84,9 +86,11 @@ impl GetExt for TreeBufFormatFactory {
 ///   the chunks whose footer statistics rule them out (DataFusion still applies the filters to
 ///   the rows read).
 /// - **Local files** are memory-mapped, so only the branches read are read from disk. Objects in
-///   other stores are fetched whole, once per partition that reads from them: their byte
-///   ranges are not split over partitions, and their row counts are not given to the planner
-///   (that would fetch them once more).
+///   other stores are fetched by byte ranges ([`PartialArchive`]): the header, the footer and
+///   the branch tables, then the branches the query reads of the chunks the filters leave
+///   (with a keyed branch's source), ranges closer than 16 KiB fetched as one. Each partition
+///   fetches the header and footer of the files it reads, and so does the planner for their
+///   row counts.
 ///
 /// Writing (`COPY ... TO` or `INSERT INTO`) is not supported: write archives with
 /// [`ArchiveWriter`](tree_buf::archive::ArchiveWriter) or `tree-buf from-parquet`.
@@ -159,7 +163,20 @@ impl FileFormat for TreeBufFormat {
     ) -> Result<SchemaRef> {
         let mut schemas = Vec::with_capacity(objects.len());
         for object in objects {
-            let archive = open_object(store, &object.location).await?;
+            // The branch table of the first chunk of each schema, which the columns are read from.
+            let archive = open_object(store, object, |archive| {
+                let mut seen = Vec::new();
+                (0..archive.chunks().len())
+                    .filter(|&chunk| {
+                        let schema = archive.chunk_schema(chunk);
+                        let first = !seen.contains(&schema);
+                        seen.push(schema);
+                        first
+                    })
+                    .map(|chunk| (chunk, Vec::new()))
+                    .collect()
+            })
+            .await?;
             let schema = tree_buf_arrow::archive_schema(&archive, "", &arrow_options())
                 .map_err(|error| in_object(&object.location, error))?;
             schemas.push(schema);
@@ -175,14 +192,10 @@ impl FileFormat for TreeBufFormat {
         object: &ObjectMeta,
     ) -> Result<Statistics> {
         let mut statistics = Statistics::new_unknown(&table_schema);
-        // A local archive's footer is read through its map. Any other archive would be fetched
-        // whole again just for its row count: the request is dropped before its body comes.
-        let got = store.get(&object.location).await?;
-        if let GetResultPayload::File(_, path) = got.payload {
-            let archive = open_archive(&path)?;
-            statistics.num_rows =
-                usize::try_from(archive.rows()).map_or(Precision::Absent, Precision::Exact);
-        }
+        // The row count is the footer's: no chunk is read.
+        let archive = open_object(store, object, |_| Vec::new()).await?;
+        statistics.num_rows =
+            usize::try_from(archive.rows()).map_or(Precision::Absent, Precision::Exact);
         Ok(statistics)
     }
 
@@ -199,18 +212,71 @@ impl FileFormat for TreeBufFormat {
     }
 }
 
-/// Opens the archive at `location` of `store`: a local file is mapped, any other object fetched
-/// whole.
+/// Opens the archive `object` of `store`. A local file is mapped. Any other object is fetched by
+/// byte ranges: what opening reads, then the branches of the chunks that `reads` picks from the
+/// opened archive (the chunk's branch indices), which are all that can be read of it.
 async fn open_object(
     store: &Arc<dyn ObjectStore>,
-    location: &ObjectPath,
+    object: &ObjectMeta,
+    reads: impl FnOnce(&Archive<'_>) -> Vec<(usize, Vec<usize>)>,
 ) -> Result<Archive<'static>> {
-    let got = store.get(location).await?;
-    match got.payload {
-        GetResultPayload::File(_, path) => open_archive(&path),
-        GetResultPayload::Stream(_) => {
-            let bytes = got.bytes().await?;
-            Archive::from_buffer(bytes).map_err(|error| in_object(location, error))
+    let location = &object.location;
+    let in_object = |error: &dyn fmt::Display| in_object(location, error);
+    let mut partial = PartialArchive::new(object.size).map_err(|e| in_object(&e))?;
+    // The first range asked for tells a local file, which comes as a file whatever the range.
+    let first = partial.wanted().map_err(|e| in_object(&e))?;
+    let got = (store.get_opts(
+        location,
+        GetOptions::new().with_range(first.last().cloned()),
+    ))
+    .await?;
+    if let GetResultPayload::File(_, path) = got.payload {
+        return open_archive(&path);
+    }
+    let start = got.range.start;
+    let bytes = got.bytes().await?;
+    partial.fill(start, &bytes).map_err(|e| in_object(&e))?;
+    fetch_wanted(store, location, &mut partial).await?;
+    let reads = reads(&partial.view().map_err(|e| in_object(&e))?);
+    for (chunk, branches) in reads {
+        partial.read_branches(chunk, branches);
+    }
+    fetch_wanted(store, location, &mut partial).await?;
+    partial.finish().map_err(|e| in_object(&e))
+}
+
+/// Ranges of an object closer than this are fetched in one request. A request costs about what
+/// tens of kilobytes do (its round trip, and the store's fee); object_store's default of 1 MiB
+/// would fetch every chunk between two chunk heads that opening reads.
+const COALESCE_BYTES: u64 = 16 << 10;
+
+/// Fetches what `partial` wants of the object at `location`, round after round, until it wants
+/// nothing more (each round fetches new bytes, so there are at most as many as bytes).
+async fn fetch_wanted(
+    store: &Arc<dyn ObjectStore>,
+    location: &ObjectPath,
+    partial: &mut PartialArchive,
+) -> Result<()> {
+    loop {
+        let wanted = partial.wanted().map_err(|e| in_object(location, e))?;
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let fetch = |range| store.get_range(location, range);
+        let fetched = coalesce_ranges(&wanted, fetch, COALESCE_BYTES).await?;
+        for (range, bytes) in wanted.iter().zip(fetched) {
+            if bytes.len() as u64 != range.end - range.start {
+                return Err(in_object(
+                    location,
+                    format!(
+                        "the store gave {} bytes for the range {range:?}",
+                        bytes.len()
+                    ),
+                ));
+            }
+            partial
+                .fill(range.start, &bytes)
+                .map_err(|e| in_object(location, e))?;
         }
     }
 }
@@ -395,11 +461,6 @@ impl FileSource for TreeBufSource {
         output_ordering: Option<LexOrdering>,
         config: &FileScanConfig,
     ) -> Result<Option<FileScanConfig>> {
-        // A partition of an object not on the local disk fetches all of it: splitting one into
-        // byte ranges would fetch it once per range.
-        if !config.object_store_url.as_str().starts_with("file:") {
-            return Ok(None);
-        }
         let groups = datafusion::datasource::physical_plan::FileGroupPartitioner::new()
             .with_target_partitions(target_partitions)
             .with_repartition_file_min_size(repartition_file_min_size)
@@ -432,23 +493,36 @@ impl FileOpener for TreeBufOpener {
         let store = Arc::clone(&self.object_store);
         let schema = Arc::clone(&self.schema);
         let selection = self.selection.clone();
-        let runtime_filters = RuntimeFilters::new(&self.file_schema, &self.filters);
+        let mut runtime_filters = RuntimeFilters::new(&self.file_schema, &self.filters);
         let metrics = MetricBuilder::new(&self.metrics);
         let bytes_scanned = metrics.clone().counter("bytes_scanned", self.partition);
         let chunks_skipped = metrics.counter("chunks_skipped", self.partition);
         let batch_size = self.batch_size;
         Ok(Box::pin(async move {
-            let archive = open_object(&store, &file.object_meta.location).await?;
             // A byte range of the file reads the chunks whose sections start in it, so that the
-            // ranges of a file read each chunk once.
-            let chunks: Vec<ChunkRef> = (archive.chunks().iter().enumerate())
-                .filter(|(_, info)| {
-                    file.range.as_ref().is_none_or(|range| {
-                        let start = i64::try_from(info.offset).unwrap_or(i64::MAX);
-                        (range.start..range.end).contains(&start)
+            // ranges of a file read each chunk once; of those, the chunks the filters do not rule
+            // out are fetched (from a store other than the local disk), then read in turn.
+            let in_range = |archive: &Archive<'_>| -> Vec<usize> {
+                (archive.chunks().iter().enumerate())
+                    .filter(|(_, info)| {
+                        file.range.as_ref().is_none_or(|range| {
+                            let start = i64::try_from(info.offset).unwrap_or(i64::MAX);
+                            (range.start..range.end).contains(&start)
+                        })
                     })
-                })
-                .map(|(chunk, _)| ChunkRef { archive: 0, chunk })
+                    .map(|(chunk, _)| chunk)
+                    .collect()
+            };
+            let archive = open_object(&store, &file.object_meta, |archive| {
+                let infos = archive.chunks();
+                (in_range(archive).into_iter())
+                    .filter(|&chunk| runtime_filters.may_match(&infos[chunk]))
+                    .map(|chunk| (chunk, chunk_branches(&infos[chunk], &selection)))
+                    .collect()
+            })
+            .await?;
+            let chunks: Vec<ChunkRef> = (in_range(&archive).into_iter())
+                .map(|chunk| ChunkRef { archive: 0, chunk })
                 .collect();
             let batches = ChunkBatches {
                 archives: vec![Arc::new(archive)],

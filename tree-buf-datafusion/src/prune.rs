@@ -118,10 +118,13 @@ pub(crate) fn branches_under<'c>(
     chunk: &'c ChunkInfo,
     path: &str,
 ) -> impl Iterator<Item = &'c BranchInfo> {
-    let nested = format!("{path}.");
     let path = path.to_owned();
-    (chunk.branches.iter())
-        .filter(move |branch| branch.path == path || branch.path.starts_with(&nested))
+    (chunk.branches.iter()).filter(move |branch| is_under(&branch.path, &path))
+}
+
+/// Whether the node at `branch_path` is the node at `path` or lies below it.
+pub(crate) fn is_under(branch_path: &str, path: &str) -> bool {
+    (branch_path.strip_prefix(path)).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
 }
 
 /// The path of the branches of the table column `name`: a field of the rows, or the rows

@@ -33,7 +33,7 @@ use tree_buf::archive::{Archive, ChunkInfo};
 use tree_buf::{Path, Segment};
 use tree_buf_arrow::Selection;
 
-use crate::prune::{branches_under, column_path, RuntimeFilters};
+use crate::prune::{column_path, is_under, RuntimeFilters};
 use crate::table::ChunkRef;
 use crate::{arrow_options, external};
 
@@ -568,26 +568,45 @@ fn read_chunk(
 
 /// The bytes of the branches of a chunk that reading `selection` of the node at `path` reads.
 fn selected_bytes(chunk: &ChunkInfo, path: &str, selection: &Selection) -> u64 {
+    (selected_branches(chunk, path, selection).into_iter())
+        .map(|index| chunk.branches[index].bytes)
+        .sum()
+}
+
+/// The branches of a chunk (by their index) that reading `selection` of the node at `path`
+/// reads.
+fn selected_branches(chunk: &ChunkInfo, path: &str, selection: &Selection) -> Vec<usize> {
     match selection {
-        Selection::All => branches_under(chunk, path).map(|branch| branch.bytes).sum(),
+        Selection::All => (chunk.branches.iter().enumerate())
+            .filter(|(_, branch)| is_under(&branch.path, path))
+            .map(|(index, _)| index)
+            .collect(),
         Selection::Fields(fields) => {
             // The node's own branches (an option's presence), and the fields'.
-            let own: u64 = (chunk.branches.iter())
-                .filter(|branch| branch.path == path)
-                .map(|branch| branch.bytes)
-                .sum();
-            let fields: u64 = (fields.iter())
-                .map(|(name, selection)| {
-                    let segment = match name.parse::<usize>() {
-                        // Tuples' elements are named by their places.
-                        Ok(index) => Segment::Index(index),
-                        Err(_) => Segment::Name(name.clone()),
-                    };
-                    let field = format!("{path}.{}", Path::from(vec![segment]));
-                    selected_bytes(chunk, &field, selection)
-                })
-                .sum();
-            own + fields
+            let mut branches: Vec<usize> = (chunk.branches.iter().enumerate())
+                .filter(|(_, branch)| branch.path == path)
+                .map(|(index, _)| index)
+                .collect();
+            for (name, selection) in fields {
+                let segment = match name.parse::<usize>() {
+                    // Tuples' elements are named by their places.
+                    Ok(index) => Segment::Index(index),
+                    Err(_) => Segment::Name(name.clone()),
+                };
+                let field = format!("{path}.{}", Path::from(vec![segment]));
+                branches.extend(selected_branches(chunk, &field, selection));
+            }
+            branches
         }
     }
+}
+
+/// The branches of `chunk` that reading `selection` of its columns reads (the columns it
+/// lacks read none), for fetching them before the chunk is read.
+pub(crate) fn chunk_branches(chunk: &ChunkInfo, selection: &[(String, Selection)]) -> Vec<usize> {
+    (selection.iter())
+        .flat_map(|(name, selection)| {
+            selected_branches(chunk, &column_path(name, chunk), selection)
+        })
+        .collect()
 }

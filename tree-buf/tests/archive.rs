@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use tree_buf::archive::{
-    Archive, ArchiveError, ArchiveOptions, ArchiveWriter, Statistics, StreamReader,
+    Archive, ArchiveError, ArchiveOptions, ArchiveWriter, PartialArchive, Statistics, StreamReader,
 };
 use tree_buf::prelude::*;
-use tree_buf::{DecodeErrorKind, NodeType};
+use tree_buf::{DecodeError, DecodeErrorKind, EncodeOptions, NodeType, Preference};
 
 #[derive(Encode, Decode, Debug, Clone, PartialEq)]
 struct Game {
@@ -385,7 +385,7 @@ fn an_unfinished_archive_is_an_error_that_names_recovery() {
 #[test]
 fn hostile_archives_are_errors_not_panics() {
     let bytes = write((0..50).map(game), ArchiveOptions::default().chunk_rows(20));
-    let read_all = |bytes: &[u8]| -> Result<usize, tree_buf::DecodeError> {
+    let read_all = |bytes: &[u8]| -> Result<usize, DecodeError> {
         let archive = Archive::from_bytes(bytes)?;
         let rows = archive.decode_all::<Game>()?;
         let _ = archive.decode_path::<Vec<String>>("[].home");
@@ -618,4 +618,259 @@ fn a_stream_reads_from_the_start_without_the_footer() {
     }
     // A file of one value is not a stream of rows.
     assert!(StreamReader::new(encode(&vec![game(0)]).as_slice()).is_err());
+}
+
+/// Fetches what `partial` wants of `stored`, round after round, until it wants nothing more;
+/// the number of rounds.
+fn fetch_all(partial: &mut PartialArchive, stored: &[u8]) -> Result<usize, DecodeError> {
+    let mut rounds = 0;
+    loop {
+        let wanted = partial.wanted()?;
+        if wanted.is_empty() {
+            return Ok(rounds);
+        }
+        rounds += 1;
+        assert!(rounds < 20, "{wanted:?}");
+        for range in wanted {
+            partial.fill(
+                range.start,
+                &stored[range.start as usize..range.end as usize],
+            )?;
+        }
+    }
+}
+
+/// `stored` opened in part, holding the branches of `branch` in chunk `chunk`.
+fn fetch_branch(stored: &[u8], chunk: usize, branch: usize) -> (Archive<'static>, u64) {
+    let mut partial = PartialArchive::new(stored.len() as u64).unwrap();
+    fetch_all(&mut partial, stored).unwrap();
+    partial.read_branches(chunk, [branch]);
+    fetch_all(&mut partial, stored).unwrap();
+    let fetched = partial.fetched_bytes();
+    (partial.finish().unwrap(), fetched)
+}
+
+/// Checks that each path of every chunk of `stored`, read from a partial archive that fetched
+/// only the path's branch and what it needs, reads as from the whole archive.
+fn check_every_branch_alone(stored: &[u8]) {
+    let whole = Archive::from_bytes(stored).unwrap();
+    for (chunk, info) in whole.chunks().iter().enumerate() {
+        for (branch, branch_info) in info.branches.iter().enumerate() {
+            let (partial, _) = fetch_branch(stored, chunk, branch);
+            let path = &branch_info.path;
+            if path.is_empty() {
+                continue;
+            }
+            // Paths inside a recursive type are read through the type's own path.
+            let Ok(expected) = whole
+                .chunk_reader(chunk)
+                .unwrap()
+                .decode_path::<Value>(path)
+            else {
+                continue;
+            };
+            let got: Value = (partial.chunk_reader(chunk).unwrap().decode_path(path))
+                .unwrap_or_else(|error| panic!("chunk {chunk}, {path}: {error}"));
+            assert_eq!(got, expected, "chunk {chunk}, {path}");
+        }
+    }
+}
+
+/// Rows whose columns go together, as in a statistics table: hits with at-bats, a league with
+/// its team. Written as `Value`s, as from CSV, integer columns are keyed by their siblings.
+fn batting_rows(count: u64) -> Vec<Value> {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move |below: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % below
+    };
+    (0..count)
+        .map(|i| {
+            let at_bats = next(600);
+            let hits = at_bats / 4 + next(at_bats / 8 + 1);
+            let team = next(30);
+            let league = if team % 3 == 0 { "AL" } else { "NL" };
+            Value::from(serde_json::json!({
+                "player": format!("player{:04}", next(900)),
+                "year": 1900 + i / 200,
+                "team": format!("team{team:02}"),
+                "city": format!("city of team {team}"),
+                "league": league,
+                "at_bats": at_bats,
+                "hits": hits,
+                "home_runs": hits / 10 + next(hits / 20 + 1),
+                "walks": (i % 7 != 0).then_some(next(90)),
+            }))
+        })
+        .collect()
+}
+
+#[test]
+fn partial_archives_read_any_branch_from_its_bytes_alone() {
+    // Options, sequences, strings and a schema that changes between chunks.
+    let games = write(
+        (0..600).map(game),
+        ArchiveOptions::default().chunk_rows(250),
+    );
+    check_every_branch_alone(&games);
+    // A recursive type, whose values of every depth share its branches and are read whole.
+    #[derive(Encode, Decode)]
+    enum Tree {
+        Leaf(u32),
+        Node(String, Vec<Tree>),
+    }
+    fn tree(depth: u32, i: u32) -> Tree {
+        match depth {
+            0 => Tree::Leaf(i),
+            _ => Tree::Node(
+                format!("n{i}"),
+                (0..i % 4).map(|j| tree(depth - 1, i + j)).collect(),
+            ),
+        }
+    }
+    let trees = write(
+        (0..3_000).map(|i| (i, tree(i % 5, i))),
+        ArchiveOptions::default().chunk_rows(1_000),
+    );
+    check_every_branch_alone(&trees);
+    let mut rows = batting_rows(30_000);
+    rows[25_000] =
+        Value::from(serde_json::json!({"player": "late", "at_bats": 2.5, "extra": [1, 2]}));
+    // Keyed columns are what `Preference::Smaller` writes.
+    let smaller = EncodeOptions::default().prefer(Preference::Smaller);
+    let batting = write(
+        rows,
+        ArchiveOptions::default()
+            .chunk_rows(10_000)
+            .encode_options(smaller),
+    );
+    let breakdown = tree_buf::size_breakdown(&batting).unwrap().to_string();
+    assert!(breakdown.contains("keyed"), "{breakdown}");
+    check_every_branch_alone(&batting);
+
+    // A keyed column reads its source branch, which is fetched once the keyed branch names it:
+    // at-bats keyed by hits, in the second chunk.
+    let archive = Archive::from_bytes(&batting).unwrap();
+    let at_bats = (archive.chunks()[1].branches.iter())
+        .position(|branch| branch.path == "[].at_bats")
+        .unwrap();
+    let mut partial = PartialArchive::new(batting.len() as u64).unwrap();
+    fetch_all(&mut partial, &batting).unwrap();
+    partial.read_branches(1, [at_bats]);
+    let rounds = fetch_all(&mut partial, &batting).unwrap();
+    let archive = partial.finish().unwrap();
+    let expected: Vec<u64> = (batting_rows(20_000)[10_000..].iter())
+        .map(|row| match row {
+            Value::Object(fields) => match fields.iter().find(|(name, _)| name == "at_bats") {
+                Some((_, Value::Unsigned(at_bats))) => *at_bats as u64,
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let got: Vec<u64> = (archive.chunk_reader(1).unwrap())
+        .decode_path("[].at_bats")
+        .unwrap();
+    assert_eq!(got, expected);
+    assert!(
+        rounds >= 2,
+        "the keyed branch, then its source: {rounds} rounds"
+    );
+}
+
+#[test]
+fn partial_archives_fetch_little_more_than_the_branches_read() {
+    #[derive(Encode, Decode, PartialEq, Debug)]
+    struct Reading {
+        id: u32,
+        samples: Vec<f64>,
+    }
+    // Samples whose low bits are noise, which no codec shrinks much.
+    let noise = tree_buf_datasets::noise::generate(0, 2_000 * 50, 7).readings;
+    let rows = (0..2_000u32).map(|id| Reading {
+        id,
+        samples: noise[id as usize * 50..][..50].to_vec(),
+    });
+    let stored = write(rows, ArchiveOptions::default().chunk_rows(500));
+    let whole = Archive::from_bytes(&stored).unwrap();
+    let id = (whole.chunks()[3].branches.iter())
+        .position(|branch| branch.path == "[].id")
+        .unwrap();
+    let (partial, fetched) = fetch_branch(&stored, 3, id);
+    // The header, the footer and the last chunk's table and ids: far less than the samples.
+    assert!(
+        fetched * 20 < stored.len() as u64,
+        "{fetched} of {}",
+        stored.len()
+    );
+    let ids: Vec<u32> = partial
+        .chunk_reader(3)
+        .unwrap()
+        .decode_path("[].id")
+        .unwrap();
+    assert_eq!(ids, (1_500..2_000).collect::<Vec<u32>>());
+    // What was not fetched is an error to read, not zeros.
+    let error = (partial
+        .chunk_reader(3)
+        .unwrap()
+        .decode_path::<Vec<Vec<f64>>>("[].samples"))
+    .unwrap_err();
+    assert!(error.to_string().contains("checksum"), "{error}");
+    let samples = partial
+        .chunk_reader(0)
+        .unwrap()
+        .decode_path::<Vec<Vec<f64>>>("[].samples");
+    assert!(samples.is_err());
+    // Opening alone gives the rows and statistics of every chunk.
+    let mut partial = PartialArchive::new(stored.len() as u64).unwrap();
+    fetch_all(&mut partial, &stored).unwrap();
+    assert_eq!(partial.view().unwrap().rows(), 2_000);
+    assert_eq!(partial.view().unwrap().chunks(), whole.chunks());
+    assert!(partial.fetched_bytes() * 20 < stored.len() as u64);
+}
+
+#[test]
+fn partial_archives_of_hostile_bytes_are_errors_not_panics() {
+    assert!(PartialArchive::new(3).is_err());
+    let stored = write(
+        (0..300).map(game),
+        ArchiveOptions::default().chunk_rows(100),
+    );
+    let mut partial = PartialArchive::new(stored.len() as u64).unwrap();
+    assert!(partial.fill(stored.len() as u64 - 2, &[0; 3]).is_err());
+    assert!(partial.view().is_err());
+    // Finishing before the reads are fetched is an error, and so is asking for a branch or a
+    // chunk the archive does not have.
+    partial.read_branches(1, [2]);
+    assert!(partial.finish().is_err());
+    for (chunk, branch) in [(0, 99), (7, 0)] {
+        let mut partial = PartialArchive::new(stored.len() as u64).unwrap();
+        fetch_all(&mut partial, &stored).unwrap();
+        partial.read_branches(chunk, [branch]);
+        assert!(fetch_all(&mut partial, &stored).is_err());
+    }
+    // Every byte flipped and every length cut, read through a partial archive that asks for
+    // every branch of every chunk.
+    let read_all = |stored: &[u8]| -> Result<(), Box<dyn std::error::Error>> {
+        let mut partial = PartialArchive::new(stored.len() as u64)?;
+        fetch_all(&mut partial, stored)?;
+        let chunks: Vec<usize> = (partial.view()?.chunks().iter())
+            .map(|chunk| chunk.branches.len())
+            .collect();
+        for (chunk, branches) in chunks.into_iter().enumerate() {
+            partial.read_branches(chunk, 0..branches);
+        }
+        fetch_all(&mut partial, stored)?;
+        partial.finish()?.decode_all::<Game>()?;
+        Ok(())
+    };
+    read_all(&stored).unwrap();
+    for at in 0..stored.len() {
+        let mut bad = stored.clone();
+        bad[at] ^= 0x5a;
+        let _ = read_all(&bad);
+        let _ = read_all(&stored[..at]);
+    }
 }

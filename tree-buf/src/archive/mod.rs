@@ -13,6 +13,8 @@
 //!   chunks to an existing archive without rewriting it.
 //! - [`Archive`] opens one (memory-mapped, or from bytes) and decodes all rows, a range of them,
 //!   one path, or a chunk at a time.
+//! - [`PartialArchive`] opens one kept where bytes are fetched by ranges (an object store), and
+//!   fetches only the parts that opening needs and the branches asked for.
 //! - [`StreamReader`] reads one from the start, chunk by chunk, from any `Read` (a pipe, a
 //!   socket), without its footer.
 //! - [`crate::decode`] reads a whole archive as a sequence of its rows (`Vec<Row>`).
@@ -48,6 +50,7 @@
 //! ```
 
 mod format;
+mod partial;
 mod reader;
 mod stats;
 mod stream;
@@ -55,6 +58,7 @@ mod writer;
 
 use std::fmt;
 
+pub use partial::PartialArchive;
 pub use reader::{Archive, Rows};
 pub use stream::{ChunkRows, StreamReader};
 pub use writer::ArchiveWriter;

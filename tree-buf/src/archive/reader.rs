@@ -22,7 +22,7 @@ use crate::schema::{resolve, AsPath, NodeType, SchemaTree};
 use crate::types::{decode_root, Decode, Indirect, ValueDecoder};
 
 /// The bytes of an archive: borrowed, a memory map of its file, or a buffer it owns.
-enum Bytes<'a> {
+pub(super) enum Bytes<'a> {
     Borrowed(&'a [u8]),
     Mapped(memmap2::Mmap),
     Owned(Box<dyn AsRef<[u8]> + Send + Sync>),
@@ -205,7 +205,11 @@ impl<'a> Archive<'a> {
         Archive::new(Bytes::Borrowed(bytes), DecodeOptions::default(), true)
     }
 
-    fn new(bytes: Bytes<'a>, options: DecodeOptions, recover: bool) -> Result<Self, DecodeError> {
+    pub(super) fn new(
+        bytes: Bytes<'a>,
+        options: DecodeOptions,
+        recover: bool,
+    ) -> Result<Self, DecodeError> {
         let all = bytes.get();
         let head = Head::parse(all, &options)?;
         if head.flags & ARCHIVE == 0 {
@@ -345,18 +349,20 @@ impl<'a> Archive<'a> {
     }
 
     /// A [`Reader`] of chunk `index` alone: its schema with the size and encoding of every
-    /// branch, and partial reads of its rows as one sequence (paths start with `[]`).
+    /// branch, and partial reads of its rows as one sequence (paths start with `[]`), each
+    /// branch read checked against its checksum in the footer.
     pub fn chunk_reader(&self, index: usize) -> Result<Reader<'_>, DecodeError> {
         self.check_index(index)?;
         let node = self.schemas[self.chunk_schemas[index]].node.clone();
         let schema = &self.bytes.get()[node];
-        let (chunk, _) = self.chunk(index)?;
+        let (chunk, checksums) = self.chunk(index)?;
         let view = FileView::of_chunk(
             SchemaTree::parse(schema)?,
             self.version,
             schema,
             chunk,
             self.chunks[index].size as usize,
+            checksums,
         );
         Ok(Reader::of_view(view, self.options.clone()))
     }
@@ -638,6 +644,16 @@ impl<'a> Archive<'a> {
         self.options.budget_for(self.bytes.get().len())
     }
 
+    /// The schema of chunk `index`, and the chunk with its table checked.
+    pub(super) fn chunk_parts(
+        &self,
+        index: usize,
+    ) -> Result<(&SchemaTree, Chunk<'_>), DecodeError> {
+        self.check_index(index)?;
+        let tree = &self.schemas[self.chunk_schemas[index]].tree;
+        Ok((tree, self.chunk(index)?.0))
+    }
+
     /// Chunk `index`, its table checked, and the checksums of its branches.
     fn chunk(&self, index: usize) -> Result<(Chunk<'_>, Vec<u32>), DecodeError> {
         self.chunk_in(self.bytes.get(), index)
@@ -820,7 +836,7 @@ impl Schema {
 
 /// The chunks of the footer that the trailer at the end of `all` points to, and where that
 /// trailer ends.
-fn read_footer_at_end(
+pub(super) fn read_footer_at_end(
     all: &[u8],
     start: usize,
     options: &DecodeOptions,

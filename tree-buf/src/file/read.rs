@@ -28,6 +28,9 @@ pub(crate) struct FileView<'a> {
     pub(crate) table_bytes: usize,
     /// The length of the file (or archive chunk), which the default decoding budget grows with.
     file_len: usize,
+    /// For a chunk of an archive, the checksum of each branch (from the footer), each checked
+    /// as its branch is read; none for a file, whose data has one checksum.
+    branch_checksums: Vec<u32>,
 }
 
 fn check_crc(
@@ -79,17 +82,20 @@ impl<'a> FileView<'a> {
             header_bytes: HEADER_BYTES,
             schema_bytes: head.len - HEADER_BYTES,
             file_len: bytes.len(),
+            branch_checksums: Vec::new(),
         })
     }
 
     /// A view of one chunk of an archive, whose section takes `section_bytes` in all and whose
-    /// schema is `tree`, parsed from `schema`.
+    /// schema is `tree`, parsed from `schema`; each branch read is checked against its
+    /// `branch_checksums` (none if empty).
     pub(crate) fn of_chunk(
         tree: SchemaTree,
         version: u8,
         schema: &'a [u8],
         chunk: Chunk<'a>,
         section_bytes: usize,
+        branch_checksums: Vec<u32>,
     ) -> Self {
         let branch_bytes: usize = chunk.data.len();
         FileView {
@@ -101,6 +107,7 @@ impl<'a> FileView<'a> {
             header_bytes: 0,
             schema_bytes: 0,
             file_len: section_bytes,
+            branch_checksums,
         }
     }
 
@@ -124,7 +131,8 @@ impl<'a> FileView<'a> {
     pub(crate) fn context(&self, options: &DecodeOptions) -> DecodeContext<'a> {
         let budget = Budget::for_version(self.budget(options), self.version);
         let branches = self.chunk.branches.clone();
-        DecodeContext::with_budget(branches, budget, Vec::new(), options.depth_limit)
+        let checksums = self.branch_checksums.clone();
+        DecodeContext::with_budget(branches, budget, checksums, options.depth_limit)
     }
 
     /// Decodes the root value, reading only the branches `T` needs; the data checksum is the

@@ -454,6 +454,13 @@ impl<'a> NodeRef<'a> {
             .map(|&(_, node)| NodeRef::at(self.tree, node))
     }
 
+    /// The branches of this node and of the nodes below it.
+    pub(crate) fn subtree_branches(self) -> impl Iterator<Item = usize> + 'a {
+        let tree = self.tree;
+        self.subtree()
+            .filter_map(move |id| tree.nodes[id as usize].branch)
+    }
+
     /// The ids of this node and those below it: nodes are numbered in pre-order, so a node's
     /// subtree runs to its last descendant.
     fn subtree(self) -> std::ops::RangeInclusive<u32> {
