@@ -163,20 +163,8 @@ impl FileFormat for TreeBufFormat {
     ) -> Result<SchemaRef> {
         let mut schemas = Vec::with_capacity(objects.len());
         for object in objects {
-            // The branch table of the first chunk of each schema, which the columns are read from.
-            let archive = open_object(store, object, |archive| {
-                let mut seen = Vec::new();
-                (0..archive.chunks().len())
-                    .filter(|&chunk| {
-                        let schema = archive.chunk_schema(chunk);
-                        let first = !seen.contains(&schema);
-                        seen.push(schema);
-                        first
-                    })
-                    .map(|chunk| (chunk, Vec::new()))
-                    .collect()
-            })
-            .await?;
+            // The columns are read from the schemas and branch tables, which opening fetches.
+            let archive = open_object(store, object, |_| Vec::new()).await?;
             let schema = tree_buf_arrow::archive_schema(&archive, "", &arrow_options())
                 .map_err(|error| in_object(&object.location, error))?;
             schemas.push(schema);

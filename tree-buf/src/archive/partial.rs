@@ -324,6 +324,11 @@ impl PartialArchive {
             }
         }
         for at in schemas {
+            if at >= len {
+                return Err(corrupt(
+                    "the footer lists a schema section outside the archive",
+                ));
+            }
             let head = at..len.min(at.saturating_add(SECTION_HEAD));
             if !self.has(&head) {
                 wanted.push(head);
@@ -350,17 +355,7 @@ impl PartialArchive {
         index: usize,
         branches: &[usize],
     ) -> Result<Vec<Range<usize>>, DecodeError> {
-        let entry = (archive.entries().get(index)).ok_or_else(|| {
-            DecodeError::new(
-                DecodeErrorKind::PathNotFound,
-                "",
-                format!("chunk {index} of an archive of {}", archive.entries().len()),
-            )
-        })?;
-        let table = table_range(entry, self.map.len())?;
-        if !self.has(&table) {
-            return Ok(vec![table]);
-        }
+        // Opening fetched the chunk's table.
         let (tree, chunk) = archive.chunk_parts(index)?;
         let owners = tree.branch_owners();
         let base = self.map.as_ptr() as usize;
