@@ -40,6 +40,15 @@ impl DecodeErrorKind {
     }
 }
 
+/// What an error holds, boxed so that a `Result` carrying it stays as small as its value: a
+/// decoder returns one per value read, and a wide error would make each return a copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Details<Kind> {
+    kind: Kind,
+    path: String,
+    message: String,
+}
+
 /// Why decoding failed, and at which schema path.
 ///
 /// ```
@@ -52,11 +61,7 @@ impl DecodeErrorKind {
 /// assert!(err.to_string().contains("u32"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecodeError {
-    kind: DecodeErrorKind,
-    path: String,
-    message: String,
-}
+pub struct DecodeError(Box<Details<DecodeErrorKind>>);
 
 impl DecodeError {
     pub(crate) fn new(
@@ -64,33 +69,33 @@ impl DecodeError {
         path: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
-        DecodeError {
+        DecodeError(Box::new(Details {
             kind,
             path: path.into(),
             message: message.into(),
-        }
+        }))
     }
 
     /// The kind of failure.
     pub fn kind(&self) -> DecodeErrorKind {
-        self.kind
+        self.0.kind
     }
 
     /// The schema path where decoding failed, such as `data.orders.[].nft.bids.[].status`; empty
     /// for the root and for failures outside the schema (the header, say).
     pub fn path(&self) -> &str {
-        &self.path
+        &self.0.path
     }
 
     /// A human-readable description of the failure, without the kind and path.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 
     /// The same error, placed at `path` if it has no path yet.
     pub(crate) fn at_path_if_unset(mut self, path: impl FnOnce() -> String) -> Self {
-        if self.path.is_empty() {
-            self.path = path();
+        if self.0.path.is_empty() {
+            self.0.path = path();
         }
         self
     }
@@ -98,11 +103,11 @@ impl DecodeError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.kind.describe())?;
-        if !self.path.is_empty() {
-            write!(f, " at `{}`", self.path)?;
+        write!(f, "{}", self.0.kind.describe())?;
+        if !self.0.path.is_empty() {
+            write!(f, " at `{}`", self.0.path)?;
         }
-        write!(f, ": {}", self.message)
+        write!(f, ": {}", self.0.message)
     }
 }
 
@@ -145,11 +150,7 @@ pub enum EncodeErrorKind {
 /// # }
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EncodeError {
-    kind: EncodeErrorKind,
-    path: String,
-    message: String,
-}
+pub struct EncodeError(Box<Details<EncodeErrorKind>>);
 
 impl EncodeError {
     pub(crate) fn new(
@@ -157,35 +158,35 @@ impl EncodeError {
         path: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
-        EncodeError {
+        EncodeError(Box::new(Details {
             kind,
             path: path.into(),
             message: message.into(),
-        }
+        }))
     }
 
     /// The kind of failure.
     pub fn kind(&self) -> EncodeErrorKind {
-        self.kind
+        self.0.kind
     }
 
     /// The schema path where encoding failed.
     pub fn path(&self) -> &str {
-        &self.path
+        &self.0.path
     }
 
     /// A human-readable description of the failure.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 
     /// The same error, one step further from the root: `step` is prepended to its path.
     #[cfg(feature = "serde")]
     pub(crate) fn within(mut self, step: impl fmt::Display) -> Self {
-        self.path = if self.path.is_empty() {
+        self.0.path = if self.0.path.is_empty() {
             step.to_string()
         } else {
-            format!("{step}.{}", self.path)
+            format!("{step}.{}", self.0.path)
         };
         self
     }
@@ -193,15 +194,15 @@ impl EncodeError {
 
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = match self.kind {
+        let kind = match self.0.kind {
             EncodeErrorKind::DepthLimit => "nesting too deep",
             EncodeErrorKind::Custom => "cannot encode",
         };
         write!(f, "{kind}")?;
-        if !self.path.is_empty() {
-            write!(f, " at `{}`", self.path)?;
+        if !self.0.path.is_empty() {
+            write!(f, " at `{}`", self.0.path)?;
         }
-        write!(f, ": {}", self.message)
+        write!(f, ": {}", self.0.message)
     }
 }
 
@@ -231,4 +232,30 @@ pub(crate) fn truncated(message: impl Into<String>) -> DecodeError {
 
 pub(crate) fn limit_exceeded(message: impl Into<String>) -> DecodeError {
     DecodeError::new(DecodeErrorKind::LimitExceeded, "", message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Decoders and serde's visitors return a `Result` per value: an error one pointer wide keeps
+    /// one of a small value in two registers.
+    #[test]
+    fn results_stay_as_small_as_their_values() {
+        assert_eq!(size_of::<DecodeError>(), 8);
+        assert_eq!(size_of::<EncodeError>(), 8);
+        assert_eq!(size_of::<Result<(), EncodeError>>(), 8);
+        assert!(size_of::<Result<u64, DecodeError>>() <= 16);
+    }
+
+    #[test]
+    fn errors_keep_their_kind_path_and_message() {
+        let error = corrupt("a bad tag").at_path_if_unset(|| "a.b".to_owned());
+        assert_eq!(error.kind(), DecodeErrorKind::Corrupt);
+        assert_eq!(error.path(), "a.b");
+        assert_eq!(error.message(), "a bad tag");
+        assert_eq!(error.to_string(), "corrupt at `a.b`: a bad tag");
+        let kept = error.clone().at_path_if_unset(|| "elsewhere".to_owned());
+        assert_eq!(kept, error);
+    }
 }
