@@ -1,16 +1,17 @@
 //! Encodes or decodes one dataset repeatedly on one thread, for a profiler to watch.
 //!
-//! `cargo run --release -p tree-buf-benches --example profile -- DATASET WHAT [N]`, where WHAT
-//! is encode or decode (the derive's), or serde-encode or serde-decode (`tree_buf::serde`), and
-//! DATASET is graphql, graphql-raw, geojson, geojson-lossy (floats within 2^-12),
-//! baseball, retrosheet, aapl, or the generated noise floats: noise (all), noise-mesh (`f32`)
-//! or noise-readings (`f64`); or `geojson borrowed-names`, the report's partial load of the
-//! countries' names and codes as `&str`s; or `retrosheet archive-decode` (or `baseball`), the
-//! report's archive of 16 chunks of games (or Batting rows) decoded whole by
+//! `cargo run --release -p tree-buf-benches --example profile -- DATASET WHAT [N]`, where WHAT is
+//! encode or decode (the derive's), or serde-encode or serde-decode (`tree_buf::serde`), and
+//! DATASET is graphql, graphql-raw, geojson, geojson-lossy (floats within 2^-12), baseball,
+//! retrosheet, aapl (or one of its fields as a column of its own, as the report's fixed costs time
+//! them: aapl-volume, aapl-open or aapl-date), or the generated noise floats: noise (all),
+//! noise-mesh (`f32`) or noise-readings (`f64`); or `geojson borrowed-names`, the report's partial
+//! load of the countries' names and codes as `&str`s; or `retrosheet archive-decode` (or
+//! `baseball`), the report's archive of 16 chunks of games (or Batting rows) decoded whole by
 //! `Archive::decode_all` on one thread and on all in turn, as the report times them (bursts of 3,
-//! the first left out; `PROFILE_ONLY=one` or `all` runs only that side, and `PROFILE_CHUNKS=1`
-//! also times each chunk alone). `PROFILE_PREFER=faster` (or `smaller`) encodes with that
-//! preference instead of the balanced default.
+//! the first left out; `PROFILE_ONLY=one` or `all` runs only that side, and `PROFILE_CHUNKS=1` also
+//! times each chunk alone). `PROFILE_PREFER=faster` (or `smaller`) encodes with that preference
+//! instead of the balanced default.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -107,6 +108,22 @@ fn main() {
         "baseball" => run(baseball::load().unwrap(), lossless, what, times),
         "retrosheet" => run(retrosheet::load_all().unwrap(), lossless, what, times),
         "aapl" => run(stocks::load().unwrap(), lossless, what, times),
+        // The report's fixed costs: one field of the AAPL rows as a column of its own.
+        "aapl-volume" => {
+            let days = stocks::load().unwrap();
+            let volumes: Vec<u64> = days.iter().map(|day| day.volume).collect();
+            run(volumes, lossless, what, times)
+        }
+        "aapl-open" => {
+            let days = stocks::load().unwrap();
+            let opens: Vec<f64> = days.iter().map(|day| day.open).collect();
+            run(opens, lossless, what, times)
+        }
+        "aapl-date" => {
+            let days = stocks::load().unwrap();
+            let dates: Vec<String> = days.iter().map(|day| day.date.clone()).collect();
+            run(dates, lossless, what, times)
+        }
         "noise" => run(noise::load(), lossless, what, times),
         "noise-mesh" => run(noise::load().mesh, lossless, what, times),
         "noise-readings" => run(noise::load().readings, lossless, what, times),

@@ -60,9 +60,10 @@ impl<W: Word> Distinct<W> {
         };
         let near_limit = W::from_u64(near as u64);
         let mut near_slots = vec![u32::MAX; near];
-        let mut far = Numbering::with_capacity(values.len().min(RESERVED));
-        let mut far_slots: Vec<u32> = Vec::new();
-        let mut distinct = Vec::new();
+        let reserved = values.len().min(RESERVED);
+        let mut far = Numbering::with_capacity(reserved);
+        let mut far_slots: Vec<u32> = Vec::with_capacity(reserved);
+        let mut distinct = Vec::with_capacity(reserved);
         let mut at = Scratch::with_capacity(values.len());
         for &value in values {
             let offset = value.wrapping_sub(min);

@@ -89,6 +89,11 @@ impl<W: Word> Plan<W> {
         if far_more_distinct(values, limit) {
             return None;
         }
+        // Every distinct value costs at least its varint in the estimate (as a table entry or an
+        // escape) and the stream at least its fixed part: a column with more distinct values
+        // than `to_beat` leaves room for is given up as soon as they show.
+        let room = to_beat.saturating_sub(Self::table_bytes(std::iter::empty(), 0) + 1);
+        let limit = limit.min(room / varint_bytes(min));
         let mut distinct = Distinct::count(values, min, max, limit)?;
         let mut escaped_bytes = 0;
         // (value, count, slot) of each value that repeats.
