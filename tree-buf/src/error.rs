@@ -42,11 +42,22 @@ impl DecodeErrorKind {
 
 /// What an error holds, boxed so that a `Result` carrying it stays as small as its value: a
 /// decoder returns one per value read, and a wide error would make each return a copy.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 struct Details<Kind> {
     kind: Kind,
     path: String,
     message: String,
+}
+
+impl<Kind: fmt::Debug> Details<Kind> {
+    /// Formats the error as a struct of its own name with the three fields, as if unboxed.
+    fn debug(&self, name: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct(name)
+            .field("kind", &self.kind)
+            .field("path", &self.path)
+            .field("message", &self.message)
+            .finish()
+    }
 }
 
 /// Why decoding failed, and at which schema path.
@@ -60,8 +71,14 @@ struct Details<Kind> {
 /// assert_eq!(err.path(), "[]");
 /// assert!(err.to_string().contains("u32"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct DecodeError(Box<Details<DecodeErrorKind>>);
+
+impl fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.debug("DecodeError", f)
+    }
+}
 
 impl DecodeError {
     pub(crate) fn new(
@@ -149,8 +166,14 @@ pub enum EncodeErrorKind {
 /// assert_eq!(err.kind(), EncodeErrorKind::DepthLimit);
 /// # }
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct EncodeError(Box<Details<EncodeErrorKind>>);
+
+impl fmt::Debug for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.debug("EncodeError", f)
+    }
+}
 
 impl EncodeError {
     pub(crate) fn new(
@@ -255,7 +278,16 @@ mod tests {
         assert_eq!(error.path(), "a.b");
         assert_eq!(error.message(), "a bad tag");
         assert_eq!(error.to_string(), "corrupt at `a.b`: a bad tag");
+        assert_eq!(
+            format!("{error:?}"),
+            r#"DecodeError { kind: Corrupt, path: "a.b", message: "a bad tag" }"#
+        );
         let kept = error.clone().at_path_if_unset(|| "elsewhere".to_owned());
         assert_eq!(kept, error);
+        let deep = format!("{:?}", too_deep("a"));
+        assert!(
+            deep.starts_with(r#"EncodeError { kind: DepthLimit, path: "a", message: "#),
+            "{deep}"
+        );
     }
 }
