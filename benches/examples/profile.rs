@@ -109,26 +109,19 @@ fn main() {
         "retrosheet" => run(retrosheet::load_all().unwrap(), lossless, what, times),
         "aapl" => run(stocks::load().unwrap(), lossless, what, times),
         // The report's fixed costs: one field of the AAPL rows as a column of its own.
-        "aapl-volume" => {
-            let days = stocks::load().unwrap();
-            let volumes: Vec<u64> = days.iter().map(|day| day.volume).collect();
-            run(volumes, lossless, what, times)
-        }
-        "aapl-open" => {
-            let days = stocks::load().unwrap();
-            let opens: Vec<f64> = days.iter().map(|day| day.open).collect();
-            run(opens, lossless, what, times)
-        }
-        "aapl-date" => {
-            let days = stocks::load().unwrap();
-            let dates: Vec<String> = days.iter().map(|day| day.date.clone()).collect();
-            run(dates, lossless, what, times)
-        }
+        "aapl-volume" => run(aapl_column(|day| day.volume), lossless, what, times),
+        "aapl-open" => run(aapl_column(|day| day.open), lossless, what, times),
+        "aapl-date" => run(aapl_column(|day| day.date.clone()), lossless, what, times),
         "noise" => run(noise::load(), lossless, what, times),
         "noise-mesh" => run(noise::load().mesh, lossless, what, times),
         "noise-readings" => run(noise::load().readings, lossless, what, times),
         other => panic!("unknown dataset {other}"),
     }
+}
+
+/// One field of every AAPL row, as a column of its own.
+fn aapl_column<T>(field: impl Fn(&stocks::Day) -> T) -> Vec<T> {
+    stocks::load().unwrap().iter().map(field).collect()
 }
 
 /// The report's 16-chunk archive of `dataset`'s rows, decoded whole `times` times on each side:
