@@ -146,6 +146,7 @@ fn choose<'a, W: FloatWord>(values: &'a [W], settings: &Settings) -> Transformed
     let sample = &*sample;
     let (digits, exact) = likely_digits(sample);
     let mut candidates = vec![Choice::Raw, Choice::Xor, Choice::Decimal(digits)];
+    let likely = candidates.len() - 1;
     if !exact && compression.is_none() && settings.every_float_digits {
         // No number of digits leaves the sample's residuals 0 (noise in the mantissas): the
         // bits of the few values above price the residuals as if each took only its own width,
@@ -160,65 +161,134 @@ fn choose<'a, W: FloatWord>(values: &'a [W], settings: &Settings) -> Transformed
     if let Some(tolerance) = settings.float_tolerance {
         candidates.push(Choice::Lossy(tolerance.clamp(-120, 120) as i8));
     }
-    // The first of the smallest wins, with the column transformed when that is the sample.
-    let mut best: (usize, Choice, Option<Transformed<'a, W>>) = (usize::MAX, Choice::Raw, None);
-    for choice in candidates {
-        let (size, priced) = match (compression, whole) {
-            (Some(level), _) => {
-                let mut trial = Vec::new();
-                // Encoded only to be sized.
-                let _ = Transformed::of(sample, choice).encode(settings, &mut trial);
-                // zstd's guessed size is below what it reaches (`zstd::likely_size`): a
-                // candidate guessed at the best size so far or above cannot win, and is not
-                // compressed (noise, in every candidate, is ruled out so after the first).
-                if best.0 != usize::MAX && zstd::likely_size(&trial) >= best.0 {
-                    continue;
-                }
-                (zstd::compressed_size(&trial, level), None)
-            }
-            // Priced by the estimates its integer streams' cascades are chosen by, on the
-            // sample transformed: nothing is encoded until the winner is.
-            (None, Some(whole)) => {
-                let mut transformed = Transformed::of(whole, choice);
-                (transformed.price(settings), Some(transformed))
-            }
-            (None, None) => (Transformed::of(sample, choice).price(settings), None),
-        };
-        if size < best.0 {
-            best = (size, choice, priced);
-        }
-    }
-    let (_, choice, priced) = best;
+    let (choice, priced) = match (compression, whole) {
+        (Some(level), _) => (
+            smallest_compressed(sample, &candidates, settings, level),
+            None,
+        ),
+        // The likely number of digits is priced first: it mostly wins.
+        (None, Some(whole)) => cheapest_estimated(whole, &candidates, likely, true, settings),
+        (None, None) => (
+            cheapest_estimated(sample, &candidates, likely, false, settings).0,
+            None,
+        ),
+    };
     priced.unwrap_or_else(|| Transformed::of(values, choice))
 }
 
-/// The number of decimal digits that makes the decimal transform cheapest on a few values: the
-/// bits of their zigzagged integer deltas and residuals, added up; and whether some number of
-/// digits leaves every residual 0.
-fn likely_digits<W: FloatWord>(sample: &[W]) -> (u8, bool) {
-    let few = &sample[..sample.len().min(64)];
-    let mut best = (u32::MAX, 0);
-    for digits in 0..=W::MAX_DIGITS {
-        let scale = POW10[usize::from(digits)];
-        let mut previous = 0i64;
-        let (mut bits, mut inexact) = (0, false);
-        for &value in few {
-            let n = decimal_int::<W>(value, scale);
-            let residual = value.wrapping_sub(W::decimal(n, digits));
-            inexact |= residual != W::ZERO;
-            bits += int::bit_width(transform::zigzag(n.wrapping_sub(previous) as u64))
-                + int::bit_width(transform::zigzag(residual));
-            previous = n;
+/// The first of the candidates whose encoding of `sample` compresses smallest.
+fn smallest_compressed<W: FloatWord>(
+    sample: &[W],
+    candidates: &[Choice],
+    settings: &Settings,
+    level: i32,
+) -> Choice {
+    let mut best = (usize::MAX, Choice::Raw);
+    for &choice in candidates {
+        let mut trial = Vec::new();
+        // Encoded only to be sized.
+        let _ = Transformed::of(sample, choice).encode(settings, &mut trial);
+        // zstd's guessed size is below what it reaches (`zstd::likely_size`): a candidate
+        // guessed at the best size so far or above cannot win, and is not compressed (noise, in
+        // every candidate, is ruled out so after the first).
+        if best.0 != usize::MAX && zstd::likely_size(&trial) >= best.0 {
+            continue;
         }
-        if bits < best.0 {
-            best = (bits, digits);
-        }
-        // With every residual 0, each further digit only widens the integers.
-        if !inexact {
-            return (best.1, true);
+        let size = zstd::compressed_size(&trial, level);
+        if size < best.0 {
+            best = (size, choice);
         }
     }
-    (best.1, false)
+    best.1
+}
+
+/// The first of the candidates whose streams' cascades, chosen by their estimates on `sample`,
+/// give the fewest bytes, transformed and priced when `whole` (the sample is the column):
+/// nothing is encoded until the winner is. `candidates[first]` is priced first, and each
+/// candidate's price is bounded by the sizes of those priced before it, so that counting the
+/// distinct values of one that cannot win stops where it shows.
+fn cheapest_estimated<'a, W: FloatWord>(
+    sample: &'a [W],
+    candidates: &[Choice],
+    first: usize,
+    whole: bool,
+    settings: &Settings,
+) -> (Choice, Option<Transformed<'a, W>>) {
+    // (index, size, the transformed sample) of each candidate priced below its bound.
+    let mut priced: Vec<(usize, usize, Option<Transformed<'a, W>>)> = Vec::new();
+    let order = std::iter::once(first).chain((0..candidates.len()).filter(|&i| i != first));
+    for index in order {
+        // It wins only with fewer bytes than each candidate before it and no more than each after.
+        let bound = (priced.iter())
+            .map(|&(other, size, _)| if other < index { size } else { size + 1 })
+            .min()
+            .unwrap_or(usize::MAX);
+        let mut transformed = Transformed::of(sample, candidates[index]);
+        let size = transformed.price(settings, bound);
+        if size < bound {
+            priced.push((index, size, whole.then_some(transformed)));
+        }
+    }
+    let (index, _, transformed) = (priced.into_iter())
+        .min_by_key(|&(index, size, _)| (size, index))
+        .expect("the first candidate is priced without a bound");
+    (candidates[index], transformed)
+}
+
+/// The number of decimal digits that makes the decimal transform cheapest on a few values: the
+/// bits of their zigzagged integer deltas and residuals, added up (the first of the cheapest
+/// wins); and whether some number of digits leaves every residual 0, in which case no more
+/// digits are considered (each further one only widens the integers).
+///
+/// The fewest digits that leave every residual 0 are found first, most numbers of digits ruled
+/// out by a value or two, and their bits then bound the rest: a number of digits below them is given up as soon
+/// as its bits reach them, as it is once they reach the cheapest so far.
+fn likely_digits<W: FloatWord>(sample: &[W]) -> (u8, bool) {
+    let few = &sample[..sample.len().min(64)];
+    let exact = (0..=W::MAX_DIGITS)
+        .find_map(|digits| Some((digits, decimal_bits(few, digits, u32::MAX, true)?)));
+    // Fewer digits win only with no more bits than the exact ones; without those, every number
+    // of digits is in the running.
+    let candidates = exact.map_or(W::MAX_DIGITS + 1, |(digits, _)| digits);
+    let mut best = (u32::MAX, 0);
+    for digits in 0..candidates {
+        let bound = best.0.min(exact.map_or(u32::MAX, |(_, bits)| bits + 1));
+        if let Some(bits) = decimal_bits(few, digits, bound, false) {
+            best = (bits, digits);
+        }
+    }
+    match exact {
+        Some((digits, bits)) if bits < best.0 => (digits, true),
+        Some(_) => (best.1, true),
+        None => (best.1, false),
+    }
+}
+
+/// The bits of `values`' zigzagged integer deltas and residuals under `digits` decimal digits,
+/// added up, if they come to less than `bound` (and, if `exact`, every residual is 0).
+fn decimal_bits<W: FloatWord>(values: &[W], digits: u8, bound: u32, exact: bool) -> Option<u32> {
+    let scale = POW10[usize::from(digits)];
+    let (mut previous, mut bits) = (0i64, 0u32);
+    for &value in values {
+        let n = decimal_int::<W>(value, scale);
+        let residual = decimal_residual(value, n, digits);
+        if exact && residual != W::ZERO {
+            return None;
+        }
+        bits += int::bit_width(transform::zigzag(n.wrapping_sub(previous) as u64))
+            + int::bit_width(transform::zigzag(residual));
+        if bits >= bound {
+            return None;
+        }
+        previous = n;
+    }
+    Some(bits)
+}
+
+/// What the decimal transform leaves of `value` beside its integer `n` at `digits` digits.
+#[inline]
+fn decimal_residual<W: FloatWord>(value: W, n: i64, digits: u8) -> W {
+    value.wrapping_sub(W::decimal(n, digits))
 }
 
 /// The integer that `value` scaled by `scale` rounds to, or 0 when it has none that converts
@@ -287,9 +357,10 @@ impl<'a, X: Word> Nested<'a, X> {
         }
     }
 
-    /// Chooses the stream's cascade without encoding it; gives the size it should take.
-    fn price(&mut self, settings: &Settings) -> usize {
-        let estimate = int::select::estimate(self.values(), settings);
+    /// Chooses the stream's cascade without encoding it; gives the size it should take, which at
+    /// or above `bound` only says so.
+    fn price(&mut self, settings: &Settings, bound: usize) -> usize {
+        let estimate = int::select::estimate(self.values(), settings, bound);
         let size = estimate.size;
         self.estimate = Some(estimate);
         size
@@ -327,7 +398,7 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
                 let ints = (values.iter()).map(|&value| decimal_int(value, scale) as u64);
                 let ints = Nested::made(values.len(), ints);
                 let residuals = (values.iter().zip(ints.values()))
-                    .map(|(&value, &n)| value.wrapping_sub(W::decimal(n as i64, digits)));
+                    .map(|(&value, &n)| decimal_residual(value, n as i64, digits));
                 let residuals = Nested::made(values.len(), residuals);
                 Transformed::Decimal {
                     digits,
@@ -367,20 +438,41 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
     }
 
     /// Chooses the cascades of its streams, as they will be encoded, without encoding anything;
-    /// gives the size they should take.
-    fn price(&mut self, settings: &Settings) -> usize {
+    /// gives the size they should take. A size at or above `bound` only says so: the streams'
+    /// cascades are then not all chosen, and the transform must not be encoded.
+    fn price(&mut self, settings: &Settings, bound: usize) -> usize {
+        // Each stream is bounded by what the fixed part and the streams before it leave.
+        let streams = |fixed: usize, streams: &mut [&mut dyn FnMut(usize) -> usize]| {
+            let mut size = fixed;
+            for price in streams {
+                size += price(bound.saturating_sub(size));
+            }
+            size
+        };
         match self {
-            Transformed::Raw(values) => values.price(settings),
-            Transformed::Xor(xors) => 1 + xors.price(settings),
+            Transformed::Raw(values) => values.price(settings, bound),
+            Transformed::Xor(xors) => streams(1, &mut [&mut |b| xors.price(settings, b)]),
             Transformed::Decimal {
                 ints, residuals, ..
-            } => 4 + ints.price(settings) + residuals.price(settings),
+            } => streams(
+                4,
+                &mut [&mut |b| ints.price(settings, b), &mut |b| {
+                    residuals.price(settings, b)
+                }],
+            ),
             Transformed::Lossy {
                 ints,
                 positions,
                 exact,
                 ..
-            } => 4 + ints.price(settings) + positions.price(settings) + exact.price(settings),
+            } => streams(
+                4,
+                &mut [
+                    &mut |b| ints.price(settings, b),
+                    &mut |b| positions.price(settings, b),
+                    &mut |b| exact.price(settings, b),
+                ],
+            ),
         }
     }
 
@@ -632,6 +724,108 @@ mod tests {
         let back = decode::<u64>(&out, bits.len(), &mut Budget::new(u64::MAX)).unwrap();
         assert_eq!(back, bits, "encoded as {}", described(&out));
         out.len()
+    }
+
+    /// What `likely_digits` gives, the plain way: every number of digits priced on every value
+    /// until one leaves every residual 0.
+    fn likely_digits_reference<W: FloatWord>(sample: &[W]) -> (u8, bool) {
+        let few = &sample[..sample.len().min(64)];
+        let mut best = (u32::MAX, 0);
+        for digits in 0..=W::MAX_DIGITS {
+            let scale = POW10[usize::from(digits)];
+            let (mut previous, mut bits, mut inexact) = (0i64, 0, false);
+            for &value in few {
+                let n = decimal_int::<W>(value, scale);
+                let residual = value.wrapping_sub(W::decimal(n, digits));
+                inexact |= residual != W::ZERO;
+                bits += int::bit_width(transform::zigzag(n.wrapping_sub(previous) as u64))
+                    + int::bit_width(transform::zigzag(residual));
+                previous = n;
+            }
+            if bits < best.0 {
+                best = (bits, digits);
+            }
+            if !inexact {
+                return (best.1, true);
+            }
+        }
+        (best.1, false)
+    }
+
+    #[test]
+    fn likely_digits_agrees_with_pricing_every_digit() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut columns: Vec<Vec<f64>> = vec![
+            vec![],
+            vec![0.0; 10],
+            vec![f64::NAN, f64::INFINITY, 1e300, -0.0, 5e-324],
+        ];
+        for round in 0..400 {
+            let digits = round % 12;
+            let len = 1 + (next() % 80) as usize;
+            let base = (next() % 100_000) as f64;
+            let column = (0..len)
+                .map(|i| {
+                    let steps = (next() % 2000) as f64 - 1000.0;
+                    let decimal = (base + steps) / 10f64.powi(digits);
+                    match round % 5 {
+                        // Noise in the last bits of some values, or of all.
+                        1 if i % 7 == 3 => f64::from_bits(decimal.to_bits() ^ (next() % 4)),
+                        2 => f64::from_bits(decimal.to_bits() ^ (next() % 1024)),
+                        3 if i == len / 2 => f64::NAN,
+                        _ => decimal,
+                    }
+                })
+                .collect();
+            columns.push(column);
+        }
+        for column in &columns {
+            let bits: Vec<u64> = column.iter().map(|v| v.to_bits()).collect();
+            assert_eq!(
+                likely_digits(&bits),
+                likely_digits_reference(&bits),
+                "{column:?}"
+            );
+            let narrow: Vec<u32> = column.iter().map(|&v| (v as f32).to_bits()).collect();
+            assert_eq!(likely_digits(&narrow), likely_digits_reference(&narrow));
+        }
+    }
+
+    #[test]
+    fn bounded_pricing_chooses_as_pricing_every_candidate_in_full() {
+        let settings = Settings::default();
+        let columns: Vec<Vec<f64>> = vec![
+            (0..300).map(|i| 100.0 + f64::from(i % 37) * 0.01).collect(),
+            (0..300).map(|i| f64::from(i).sin() * 1e3).collect(),
+            (0..300).map(|i| f64::from(i / 50)).collect(),
+            (0..300).map(|i| 1.0 + f64::from(i) * 1e-9).collect(),
+        ];
+        let candidates = [
+            Choice::Raw,
+            Choice::Xor,
+            Choice::Decimal(2),
+            Choice::Decimal(0),
+            Choice::Decimal(9),
+        ];
+        for column in &columns {
+            let bits: Vec<u64> = column.iter().map(|v| v.to_bits()).collect();
+            // The first of the smallest, each priced without a bound.
+            let sizes = candidates
+                .map(|choice| Transformed::of(&bits[..], choice).price(&settings, usize::MAX));
+            let smallest = (0..candidates.len())
+                .min_by_key(|&i| (sizes[i], i))
+                .unwrap();
+            for first in 0..candidates.len() {
+                let (chosen, _) = cheapest_estimated(&bits, &candidates, first, true, &settings);
+                assert_eq!(chosen, candidates[smallest], "{sizes:?}, {first} first");
+            }
+        }
     }
 
     #[test]

@@ -389,19 +389,24 @@ fn choose_transform<W: Word>(
                 group,
                 settings,
                 chain,
+                usize::MAX,
                 |choice, _| {
                     candidates.push(choice);
                 },
             );
             rank_by_compression(sample, candidates, settings, chain, level)
         }
-        None => cheapest(values.len(), sample, profiles, group, settings, chain).0,
+        None => {
+            let len = values.len();
+            cheapest(len, sample, profiles, group, settings, chain, usize::MAX).0
+        }
     }
 }
 
 /// The transform (or leaf, `None`) that should make a column of `len` values smallest, priced on
 /// `sample`, whose profiles are `profiles`, and the size it should give; on a tie the first
-/// priced wins, and a leaf over any transform.
+/// priced wins, and a leaf over any transform. A size at or above `bound` only says so: what
+/// gives it may not be the cheapest (see [`price_transforms`]).
 fn cheapest<W: Word>(
     len: usize,
     sample: &[W],
@@ -409,6 +414,7 @@ fn cheapest<W: Word>(
     group: Option<usize>,
     settings: &Settings,
     chain: Chain,
+    bound: usize,
 ) -> (Option<Choice>, usize) {
     let mut best: (Option<Choice>, usize) = (None, usize::MAX);
     let leaf = price_transforms(
@@ -418,6 +424,7 @@ fn cheapest<W: Word>(
         group,
         settings,
         chain,
+        bound,
         |choice, size| {
             if size < best.1 {
                 best = (Some(choice), size);
@@ -441,8 +448,10 @@ pub(crate) struct Estimate<W> {
     whole: bool,
 }
 
-/// Estimates `values` as [`encode_nested`] (with no transforms before) would encode them.
-pub(crate) fn estimate<W: Word>(values: &[W], settings: &Settings) -> Estimate<W> {
+/// Estimates `values` as [`encode_nested`] (with no transforms before) would encode them. An
+/// estimate at or above `bound` only says so, and its cascade may not be the cheapest: the caller
+/// has a cheaper way already, and counting the values' distinct ones stops sooner.
+pub(crate) fn estimate<W: Word>(values: &[W], settings: &Settings, bound: usize) -> Estimate<W> {
     let sample = sample(values, 1);
     let profiles = Profiles::of(&sample, Chain::default());
     let (transform, size) = cheapest(
@@ -452,6 +461,7 @@ pub(crate) fn estimate<W: Word>(values: &[W], settings: &Settings) -> Estimate<W
         None,
         settings,
         Chain::default(),
+        bound,
     );
     Estimate {
         size,
@@ -486,8 +496,9 @@ impl<W: Word> Estimate<W> {
 /// Prices every transform that `chain` allows on `sample` (of a column of `len` values), whose
 /// profiles are `profiles`: `consider` gets each with the size it should give the whole column,
 /// in turn. Unless a zstd ranking is to compare them all, one that could not beat those before
-/// it and a leaf codec may be left out. Returns the size a leaf codec alone should give the
-/// column.
+/// it, a leaf codec and `bound` (a size the caller has already) may be left out. Returns the
+/// size a leaf codec alone should give the column.
+#[allow(clippy::too_many_arguments)]
 fn price_transforms<W: Word>(
     len: usize,
     sample: &[W],
@@ -495,6 +506,7 @@ fn price_transforms<W: Word>(
     group: Option<usize>,
     settings: &Settings,
     chain: Chain,
+    bound: usize,
     mut consider: impl FnMut(Choice, usize),
 ) -> usize {
     let sample_len = profiles.values.len;
@@ -512,7 +524,7 @@ fn price_transforms<W: Word>(
         (count * bit_width((distinct as u64).saturating_sub(1)) as usize).div_ceil(8)
     };
     // The size to beat: the smallest so far.
-    let to_beat = Cell::new(leaf);
+    let to_beat = Cell::new(leaf.min(bound));
     let mut consider = |choice: Choice, size: usize| {
         to_beat.set(to_beat.get().min(size));
         consider(choice, size);
@@ -830,6 +842,34 @@ pub(crate) mod tests {
                 describe::<u64>(&out, Describer::new(false))
             });
             assert_eq!(chosen, written, "{} values", values.len());
+        }
+    }
+
+    #[test]
+    fn an_estimate_below_its_bound_is_the_unbounded_one() {
+        let len = 300u64;
+        let columns: Vec<Vec<u64>> = vec![
+            (0..len).map(|i| i * 7 % 13).collect(),
+            (0..len).map(|i| i * 0x9e37_79b9 % 1_000_003).collect(),
+            (0..len).map(|i| 1000 + i * 3).collect(),
+            (0..len)
+                .map(|i| [5, 900, 70_000][(i % 3) as usize])
+                .collect(),
+            (0..len).map(|i| (i / 40) * 1_000_000).collect(),
+        ];
+        let settings = Settings::default();
+        for values in &columns {
+            let unbounded = estimate(values, &settings, usize::MAX);
+            for bound in [0, 1, unbounded.size / 2, unbounded.size, unbounded.size + 1] {
+                let bounded = estimate(values, &settings, bound);
+                match bounded.size < bound {
+                    true => {
+                        assert_eq!(bounded.size, unbounded.size);
+                        assert_eq!(bounded.transform, unbounded.transform);
+                    }
+                    false => assert!(unbounded.size >= bound, "{values:?} under {bound}"),
+                }
+            }
         }
     }
 
