@@ -711,7 +711,7 @@ pub(crate) fn describe<W: FloatWord>(bytes: &[u8], at: Describer) -> Encoding {
 mod tests {
     use super::*;
     use crate::encodings::bytes::write_prefixed;
-    use crate::encodings::test_len;
+    use crate::encodings::{test_len, xorshift};
 
     fn described(bytes: &[u8]) -> String {
         describe::<u64>(bytes, Describer::new(true)).to_string()
@@ -754,13 +754,7 @@ mod tests {
 
     #[test]
     fn likely_digits_agrees_with_pricing_every_digit() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let mut columns: Vec<Vec<f64>> = vec![
             vec![],
             vec![0.0; 10],
@@ -959,7 +953,7 @@ mod tests {
     #[test]
     fn noise_takes_no_more_than_its_bits() {
         let n = test_len(40_000);
-        let mut next = crate::encodings::xorshift(11);
+        let mut next = xorshift(11);
         let unit = |bits: u64| (bits >> 11) as f64 / (1u64 << 53) as f64;
         let f64_columns: [Vec<u64>; 3] = [
             (0..n)
