@@ -240,9 +240,9 @@ fn cheapest_estimated<'a, W: FloatWord>(
 /// wins); and whether some number of digits leaves every residual 0, in which case no more
 /// digits are considered (each further one only widens the integers).
 ///
-/// The fewest digits that leave every residual 0 are found first, most numbers of digits ruled
-/// out by a value or two, and their bits then bound the rest: a number of digits below them is given up as soon
-/// as its bits reach them, as it is once they reach the cheapest so far.
+/// The fewest digits that leave every residual 0 are found first (a value or two rules out most
+/// numbers of digits), and their bits then bound the rest: a smaller number of digits is given
+/// up as soon as its bits reach them, or the cheapest so far.
 fn likely_digits<W: FloatWord>(sample: &[W]) -> (u8, bool) {
     let few = &sample[..sample.len().min(64)];
     let exact = (0..=W::MAX_DIGITS)
