@@ -28,6 +28,8 @@
 //! The code lengths must satisfy Kraft's inequality; a code that is not complete leaves bit
 //! patterns unassigned, and meeting one is an error.
 
+use std::mem::MaybeUninit;
+
 use super::distinct::Distinct;
 use super::select::{encode_nested_prefixed, Chain};
 use super::{bit_width, decode_nested, describe, IntTag, Word};
@@ -543,6 +545,11 @@ const BITS_PER_READ: u32 = 64 - 7;
 /// mispredicted branches.
 const RARE_ESCAPES: usize = 16;
 
+/// Below one escape in this many values, codes in four streams are made values as they are read,
+/// and escapes told apart by a branch; above, the symbols are read first and made values after,
+/// by selecting.
+const RARE_ESCAPES_IN_STREAMS: usize = 32;
+
 /// Reads codes through a decoding table: a chain of table reads, several codes to each read of
 /// the bits.
 struct CodeReader<'a> {
@@ -604,29 +611,120 @@ impl<'a> CodeReader<'a> {
     }
 }
 
-/// Fills each of `out` with the symbols of its reader's codes, one code of each reader in
-/// turn, so that their chains of table reads overlap. The slices are longest first.
-fn read_in_turn(readers: &mut [CodeReader<'_>; STREAMS], out: [&mut [u16]; STREAMS]) {
+/// Fills each of `out` with what its reader's codes become through its `mapper`, one code of
+/// each reader in turn, so that their chains of table reads overlap. The slices are longest
+/// first.
+fn read_in_turn<T, M: MapSymbol<T>>(
+    readers: &mut [CodeReader<'_>; STREAMS],
+    mappers: &mut [M; STREAMS],
+    out: [&mut [T]; STREAMS],
+) {
     let per_read = readers[0].codes_per_read;
     // As many codes of each as all four have, in whole reads.
     let common = out[STREAMS - 1].len() / per_read * per_read;
     let [a, b, c, d] = out;
     let [ra, rb, rc, rd] = readers;
+    let [ma, mb, mc, md] = mappers;
     let groups = (a[..common].chunks_exact_mut(per_read))
         .zip(b[..common].chunks_exact_mut(per_read))
         .zip(c[..common].chunks_exact_mut(per_read))
         .zip(d[..common].chunks_exact_mut(per_read));
+    let mut at = 0;
     for (((a, b), c), d) in groups {
         let mut windows = [ra.window(), rb.window(), rc.window(), rd.window()];
         for (((a, b), c), d) in a.iter_mut().zip(b).zip(c).zip(d) {
-            *a = ra.step(&mut windows[0]) as u16;
-            *b = rb.step(&mut windows[1]) as u16;
-            *c = rc.step(&mut windows[2]) as u16;
-            *d = rd.step(&mut windows[3]) as u16;
+            *a = ma.map(ra.step(&mut windows[0]), at);
+            *b = mb.map(rb.step(&mut windows[1]), at);
+            *c = mc.map(rc.step(&mut windows[2]), at);
+            *d = md.map(rd.step(&mut windows[3]), at);
+            at += 1;
         }
     }
-    for (reader, out) in [ra, rb, rc, rd].into_iter().zip([a, b, c, d]) {
-        reader.read(&mut out[common..], |symbol| symbol as u16);
+    let rest = [ra, rb, rc, rd].into_iter().zip([ma, mb, mc, md]);
+    for ((reader, mapper), out) in rest.zip([a, b, c, d]) {
+        let mut at = common;
+        reader.read(&mut out[common..], |symbol| {
+            at += 1;
+            mapper.map(symbol, at - 1)
+        });
+    }
+}
+
+/// `slots` in four parts for four streams of codes, longest first: a quarter (rounded up) each,
+/// the last taking what is left.
+fn quarters<T>(slots: &mut [T]) -> [&mut [T]; STREAMS] {
+    let quarter = slots.len().div_ceil(STREAMS);
+    let (first, rest) = slots.split_at_mut(quarter);
+    let (second, rest) = rest.split_at_mut(quarter.min(rest.len()));
+    let (third, fourth) = rest.split_at_mut(quarter.min(rest.len()));
+    [first, second, third, fourth]
+}
+
+/// What a stream's symbols become as its codes are read: `at` is the code's place in the stream.
+trait MapSymbol<T> {
+    fn map(&mut self, symbol: usize, at: usize) -> T;
+}
+
+/// Keeps the symbols, to be made values afterwards.
+struct KeepSymbols;
+
+impl MapSymbol<u16> for KeepSymbols {
+    #[inline(always)]
+    fn map(&mut self, symbol: usize, _: usize) -> u16 {
+        symbol as u16
+    }
+}
+
+/// Makes one stream's symbols values as they are read: coded ones from `values`; an escape
+/// reads as zero and its place is noted, to be filled from the escaped values once every stream
+/// is read (they are in the order of the streams). Where escapes are rare, this spares writing
+/// and reading the symbols; where they are frequent, its branch on them costs more.
+struct MapValues<'v, W> {
+    values: &'v [W],
+    /// Where the stream's escapes are: no more than `limit`, the number of escaped values, are
+    /// noted; `excess` counts the rest.
+    escapes: Vec<usize>,
+    limit: usize,
+    excess: usize,
+    /// Whether a symbol was above the escape's.
+    unassigned: bool,
+}
+
+impl<'v, W: Word> MapValues<'v, W> {
+    fn new(values: &'v [W], limit: usize) -> Self {
+        MapValues {
+            values,
+            escapes: Vec::new(),
+            limit,
+            excess: 0,
+            unassigned: false,
+        }
+    }
+
+    /// Notes an escape at `at`, or a symbol that no code stands for.
+    #[cold]
+    #[inline(never)]
+    fn escape(&mut self, symbol: usize, at: usize) {
+        if symbol != self.values.len() {
+            self.unassigned = true;
+        } else if self.escapes.len() < self.limit {
+            self.escapes.push(at);
+        } else {
+            self.excess += 1;
+        }
+    }
+}
+
+impl<W: Word> MapSymbol<MaybeUninit<W>> for MapValues<'_, W> {
+    #[inline(always)]
+    fn map(&mut self, symbol: usize, at: usize) -> MaybeUninit<W> {
+        MaybeUninit::new(match self.values.get(symbol) {
+            Some(&value) => value,
+            None => {
+                self.escape(symbol, at);
+                W::ZERO
+            }
+        })
     }
 }
 
@@ -848,17 +946,49 @@ impl<'a> Header<'a> {
                 mapping.check(escapes)?;
                 check_end(codes, reader.position)?;
             }
+            Codes::Four(streams) if escapes.saturating_mul(RARE_ESCAPES_IN_STREAMS) <= count => {
+                // The values are read stream by stream in turn, each into its quarter; the
+                // escapes, whose values are in the streams' order, are filled in after. Each
+                // stream notes the places of at most as many escapes as there are escaped values.
+                budget.charge(escapes, size_of::<usize>())?;
+                let mut readers = streams.map(|stream| CodeReader::new(stream, &table));
+                let mut mappers = [(); STREAMS].map(|()| MapValues::new(&values, escapes));
+                let slots = quarters(&mut out.spare_capacity_mut()[..count]);
+                read_in_turn(&mut readers, &mut mappers, slots);
+                // SAFETY: `out` was empty with room for `count` values; the quarters of its
+                // first `count` spare slots cover them exactly, and `read_in_turn` writes every
+                // slot of each (whole reads, then each reader's rest).
+                #[allow(unsafe_code)]
+                unsafe {
+                    out.set_len(count)
+                };
+                for mapper in &mappers {
+                    mapping.unassigned |= mapper.unassigned;
+                    mapping.next_escape += mapper.escapes.len() + mapper.excess;
+                }
+                mapping.check(escapes)?;
+                for (stream, reader) in streams.iter().zip(&readers) {
+                    check_end(stream, reader.position)?;
+                }
+                let quarter = count.div_ceil(STREAMS);
+                let mut escaped = escaped.iter();
+                for (index, mapper) in mappers.iter().enumerate() {
+                    for (&at, &value) in mapper.escapes.iter().zip(&mut escaped) {
+                        out[index * quarter + at] = value;
+                    }
+                }
+            }
             Codes::Four(streams) => {
                 // The symbols are read first, stream by stream in turn, then made values in
                 // order, which is the escaped values' order.
                 budget.charge(count, 2)?;
                 let mut decoded = vec![0u16; count];
-                let quarter = count.div_ceil(STREAMS);
-                let (first, rest) = decoded.split_at_mut(quarter.min(count));
-                let (second, rest) = rest.split_at_mut(quarter.min(rest.len()));
-                let (third, fourth) = rest.split_at_mut(quarter.min(rest.len()));
                 let mut readers = streams.map(|stream| CodeReader::new(stream, &table));
-                read_in_turn(&mut readers, [first, second, third, fourth]);
+                read_in_turn(
+                    &mut readers,
+                    &mut [(); STREAMS].map(|()| KeepSymbols),
+                    quarters(&mut decoded),
+                );
                 mapping.extend(&decoded, &mut out);
                 mapping.check(escapes)?;
                 for (stream, reader) in streams.iter().zip(&readers) {
@@ -1367,5 +1497,64 @@ mod tests {
             fails(&stream(5, &[3; 5], 0, &[0]), 2),
             "more codes than values"
         );
+    }
+
+    /// Hand-made streams of codes in four streams, whose escapes take the escaped values in the
+    /// streams' order: each stream's escapes are counted against the escaped values, whether
+    /// they are rare (values made as the codes are read) or frequent (symbols first).
+    #[test]
+    fn escapes_in_four_streams_take_the_escaped_values_in_stream_order() {
+        // One symbol (value 7) and the escape, coded by `lengths` (1 and 1: "0" and "1").
+        let four = |lengths: [u8; 2], escaped: &[u8], streams: &[Vec<u8>; STREAMS]| {
+            let mut out = vec![IntTag::HuffmanStreams as u8, 1, 4, 0x00, 1];
+            out.extend(lengths);
+            out.extend([3, 0x00, 1, 7]);
+            out.extend([escaped.len() as u8, 2 + escaped.len() as u8, 0x00, 1]);
+            out.extend_from_slice(escaped);
+            for stream in &streams[..STREAMS - 1] {
+                write_varint(&mut out, stream.len() as u64);
+            }
+            streams
+                .iter()
+                .for_each(|stream| out.extend_from_slice(stream));
+            out
+        };
+        // Streams of `bytes` bytes of 1-bit codes, read from the low bit up: zeros but the
+        // first byte of each (0b10: the symbol, then the escape; 0b01; none; 0b11).
+        for bytes in [1, 16] {
+            let count = bytes * 8 * STREAMS;
+            let firsts = [0b10, 0b01, 0b00, 0b11];
+            let codes = firsts.map(|first| {
+                let mut stream = vec![0; bytes];
+                stream[0] = first;
+                stream
+            });
+            let mut expected = vec![7; count];
+            let stride = count / STREAMS;
+            for (at, value) in [
+                (1, 20),
+                (stride, 30),
+                (3 * stride, 40),
+                (3 * stride + 1, 50),
+            ] {
+                expected[at] = value;
+            }
+            let error = |stream: &[u8]| decoded::<u64>(stream, count).unwrap_err().to_string();
+            assert_eq!(
+                decoded::<u64>(&four([1, 1], &[20, 30, 40, 50], &codes), count).unwrap(),
+                expected
+            );
+            let more = error(&four([1, 1], &[20, 30, 40], &codes));
+            assert!(more.contains("more escape codes"), "{more}");
+            let more = error(&four([1, 1], &[20], &codes));
+            assert!(more.contains("more escape codes"), "{more}");
+            let left = error(&four([1, 1], &[20, 30, 40, 50, 60], &codes));
+            assert!(left.contains("left over"), "{left}");
+            // With lengths 1 and 2, "0" is the symbol, "10" the escape and "11" begins no code.
+            let mut unassigned = codes.clone();
+            unassigned[2][0] = 0b0011;
+            let unassigned = error(&four([1, 2], &[20], &unassigned));
+            assert!(unassigned.contains("do not assign"), "{unassigned}");
+        }
     }
 }
