@@ -276,8 +276,20 @@ impl<E> Lazy<E> {
                 *used = true;
                 encoder.push_all(values);
             }
-            _ => values.iter().for_each(|value| self.push(value)),
+            _ => self.push_each(values),
         }
+    }
+
+    /// [`Self::push_all`] of a recursive type's place, one value at a time. Kept out of line,
+    /// as [`Anchor::push_tree`] is: inlined, each level of a nested type would hold its own
+    /// copy of the levels below, and compiling it would take time exponential in its depth.
+    #[cold]
+    #[inline(never)]
+    fn push_each<T>(&mut self, values: &[T])
+    where
+        E: ValueEncoder<T>,
+    {
+        values.iter().for_each(|value| self.push(value));
     }
 
     /// The bytes of the columns so far.
@@ -361,8 +373,11 @@ fn build<T: ?Sized, E: ValueEncoder<T>>(
 
 impl<E> Anchor<E> {
     /// Pushes `root` and every value of its type that it holds, each after the values it holds.
+    /// Kept out of line, as [`Lazy::push_each`] is: it takes values apart twice (the scout, then
+    /// the encoder), and two inlined copies a level would double the code at each level.
     // `unsafe` dereferences the addresses of values held by `root`, which the scout reported.
     #[allow(unsafe_code)]
+    #[inline(never)]
     fn push_tree<T: ?Sized>(&mut self, root: &T)
     where
         E: ValueEncoder<T>,
