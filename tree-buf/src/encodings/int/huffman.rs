@@ -192,7 +192,7 @@ impl<W: Word> Plan<W> {
         let in_streams = values.len() >= STREAMS_MIN_VALUES && settings.newest >= Version::STREAMS;
         // Value `i` goes to stream `i / quarter`: one stream unless in four.
         let quarter = match in_streams {
-            true => values.len().div_ceil(STREAMS),
+            true => quarter(values.len()),
             false => values.len().max(1),
         };
         // Room for each stream's codes, so that none grows: a quarter each, or all in the first.
@@ -650,10 +650,16 @@ fn read_in_turn<T, M: MapSymbol<T>>(
     }
 }
 
+/// How many of `count` values each of four streams codes, but the last, which codes what is
+/// left: value `i` is in stream `i / quarter(count)`. Writers and readers split by it alone.
+fn quarter(count: usize) -> usize {
+    count.div_ceil(STREAMS)
+}
+
 /// `slots` in four parts for four streams of codes, longest first: a quarter (rounded up) each,
 /// the last taking what is left.
 fn quarters<T>(slots: &mut [T]) -> [&mut [T]; STREAMS] {
-    let quarter = slots.len().div_ceil(STREAMS);
+    let quarter = quarter(slots.len());
     let (first, rest) = slots.split_at_mut(quarter);
     let (second, rest) = rest.split_at_mut(quarter.min(rest.len()));
     let (third, fourth) = rest.split_at_mut(quarter.min(rest.len()));
@@ -970,7 +976,7 @@ impl<'a> Header<'a> {
                 for (stream, reader) in streams.iter().zip(&readers) {
                     check_end(stream, reader.position)?;
                 }
-                let quarter = count.div_ceil(STREAMS);
+                let quarter = quarter(count);
                 let mut escaped = escaped.iter();
                 for (index, mapper) in mappers.iter().enumerate() {
                     for (&at, &value) in mapper.escapes.iter().zip(&mut escaped) {
