@@ -452,3 +452,22 @@ fn errors_are_thread_safe_values_naming_the_full_path() {
     let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(err);
     assert!(boxed.to_string().contains("string"));
 }
+
+/// A type with 1,728 columns (tuples of 12 tuples of 12 tuples of 12 numbers, each inline in the
+/// one above) round-trips on a thread of 768 KiB: its encoder and decoder hold those of all their
+/// elements, about a hundred kilobytes, which the frames building and finishing them copy.
+#[test]
+fn a_wide_type_round_trips_on_a_small_stack() {
+    type Twelve<T> = (T, T, T, T, T, T, T, T, T, T, T, T);
+    type Wide = Twelve<Twelve<Twelve<u64>>>;
+    std::thread::Builder::new()
+        .stack_size(768 * 1024)
+        .spawn(|| {
+            let values: Vec<Wide> = vec![Default::default(); 3];
+            round_trip(values);
+            round_trip(Some(Box::<Wide>::default()));
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

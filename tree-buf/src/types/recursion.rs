@@ -111,8 +111,8 @@ enum Role<E> {
 #[derive(Debug)]
 struct Anchor<E> {
     id: AnchorId,
-    encoder: E,
-    scout: E,
+    encoder: Box<E>,
+    scout: Box<E>,
     /// How many values were pushed into `encoder`.
     placed: u64,
 }
@@ -228,7 +228,7 @@ impl<E> Lazy<E> {
                 let (encoder, anchor) = build::<T, E>(encoder_type, None, depth);
                 match anchor {
                     None => Role::Plain {
-                        encoder: Box::new(encoder),
+                        encoder,
                         used: false,
                     },
                     Some(id) => Role::Anchor(Box::new(Anchor {
@@ -317,10 +317,12 @@ impl<E> Lazy<E> {
             Role::Plain {
                 encoder,
                 used: true,
-            } => crate::stack::deeper(|| encoder.finish(out)),
+            } => crate::stack::deeper_holding::<E, _>(|| encoder.finish(out)),
             Role::Anchor(anchor) if anchor.placed > 0 => {
                 let Anchor { id, encoder, .. } = *anchor;
-                out.recursion_target(id, |out| crate::stack::deeper(|| encoder.finish(out)))
+                out.recursion_target(id, |out| {
+                    crate::stack::deeper_holding::<E, _>(|| encoder.finish(out))
+                })
             }
             Role::Back(back) => back.finish(out),
             _ => out.void(),
@@ -344,13 +346,13 @@ pub(crate) fn builds_recursion<E>(build: impl FnOnce() -> E) -> (E, bool) {
     (built, NEXT_ANCHOR.with(Cell::get) != before)
 }
 
-/// An encoder of type `E` for `T` at `depth`, built with its type on the stack of types being
+/// An encoder of type `E` for `T` at `depth`, in a box, built with its type on the stack of types being
 /// built (as `anchor`, if given); and the anchor that a back-reference below made it, if any.
 fn build<T: ?Sized, E: ValueEncoder<T>>(
     encoder_type: (TypeId, TypeId),
     anchor: Option<AnchorId>,
     depth: usize,
-) -> (E, Option<AnchorId>) {
+) -> (Box<E>, Option<AnchorId>) {
     /// Takes the entry off the stack when dropped, also when building panics.
     struct Pushed;
     impl Drop for Pushed {
@@ -365,7 +367,7 @@ fn build<T: ?Sized, E: ValueEncoder<T>>(
         })
     });
     let pushed = Pushed;
-    let encoder = crate::stack::deeper(|| E::new(depth));
+    let encoder = crate::stack::deeper_holding::<E, _>(|| Box::new(E::new(depth)));
     let anchor = BUILDING.with(|building| building.borrow().last().and_then(|built| built.anchor));
     drop(pushed);
     (encoder, anchor)
@@ -478,7 +480,7 @@ pub enum Indirect<'de, T: Decode<'de>> {
 /// values it holds) as far as the next value its parent asks for.
 #[derive(Debug)]
 pub struct AnchorDecoder<'de, T: Decode<'de>> {
-    inner: T::Decoder,
+    inner: Box<T::Decoder>,
     pool: Rc<Pool<T>>,
     /// The positions of the values from the parent, in order.
     roots: std::vec::IntoIter<usize>,
@@ -524,8 +526,8 @@ unsafe impl<'de, T: Decode<'de>> ValueDecoder<'de, T> for Indirect<'de, T> {
                     .map(|anchor| Indirect::Anchor(Box::new(anchor)));
             }
         }
-        let decoder = crate::stack::deeper(|| T::Decoder::new(node, count, ctx))?;
-        Ok(Indirect::Plain(Box::new(decoder)))
+        let decoder = crate::stack::boxed(|| T::Decoder::new(node, count, ctx))?;
+        Ok(Indirect::Plain(decoder))
     }
 
     #[inline]
@@ -567,7 +569,7 @@ impl<'de, T: Decode<'de>> AnchorDecoder<'de, T> {
         ));
         let address = Rc::as_ptr(&pool) as usize;
         let inner = ctx.lending_pool(node, typeid::of::<T>(), address, |ctx| {
-            crate::stack::deeper(|| T::Decoder::new(node, recursion.total, ctx))
+            crate::stack::boxed(|| T::Decoder::new(node, recursion.total, ctx))
         })?;
         Ok(AnchorDecoder {
             inner,
