@@ -516,6 +516,22 @@ fn encode_errors_name_the_path() {
     );
 }
 
+/// 128-bit integers that fit 64 bits read as the derive reads them into a 64-bit type: those
+/// above `i64::MAX` as unsigned (found by the fuzzer).
+#[test]
+fn wide_integers_narrow_as_the_derive_narrows_them() {
+    let signed: Vec<i128> = vec![-1, 0, i64::MAX as i128 + 1, u64::MAX as i128];
+    let bytes = encode(&signed[1..]);
+    let derived: Vec<u64> = decode(&bytes).unwrap();
+    assert_eq!(from_slice::<Vec<u64>>(&bytes).unwrap(), derived);
+    let bytes = encode(&signed);
+    assert_eq!(from_slice::<Vec<i128>>(&bytes).unwrap(), signed);
+    assert!(from_slice::<Vec<u64>>(&bytes).is_err());
+    let unsigned: Vec<u128> = vec![0, u64::MAX as u128];
+    let bytes = encode(&unsigned);
+    assert_eq!(from_slice::<Vec<u64>>(&bytes).unwrap(), [0, u64::MAX]);
+}
+
 #[test]
 fn a_value_nested_past_the_limit_is_an_error_not_an_overflow() {
     #[derive(Serialize)]

@@ -519,9 +519,13 @@ fn visit_any<'de, 't, 'a: 'de, V: Visitor<'de>>(
         Built::I64(values) => visitor.visit_i64(values.next_item().unwrap_or_default() as i64),
         Built::I128(values) => {
             let value = values.next_item().unwrap_or_default() as i128;
-            match i64::try_from(value) {
-                Ok(value) => visitor.visit_i64(value),
-                Err(_) => visitor.visit_i128(value),
+            if let Ok(value) = i64::try_from(value) {
+                visitor.visit_i64(value)
+            } else if let Ok(value) = u64::try_from(value) {
+                // Above i64 but within u64: as the derive reads it into a `u64`.
+                visitor.visit_u64(value)
+            } else {
+                visitor.visit_i128(value)
             }
         }
         Built::F32(values) => {
