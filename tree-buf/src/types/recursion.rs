@@ -346,8 +346,8 @@ pub(crate) fn builds_recursion<E>(build: impl FnOnce() -> E) -> (E, bool) {
     (built, NEXT_ANCHOR.with(Cell::get) != before)
 }
 
-/// An encoder of type `E` for `T` at `depth`, in a box, built with its type on the stack of types being
-/// built (as `anchor`, if given); and the anchor that a back-reference below made it, if any.
+/// An encoder of type `E` for `T` at `depth`, in a box, built with its type on the stack of types
+/// being built (as `anchor`, if given); and the anchor that a back-reference below made it, if any.
 fn build<T: ?Sized, E: ValueEncoder<T>>(
     encoder_type: (TypeId, TypeId),
     anchor: Option<AnchorId>,
