@@ -194,7 +194,8 @@ fn files() {
 }
 
 /// Writes `fuzz/seeds/archives/`: archives of several chunks, of records and of values whose
-/// schema widens part way, one appended to twice and one whose writer stopped before its footer.
+/// schema widens part way, one with metadata in its footer, one appended to twice and one whose
+/// writer stopped before its footer.
 fn archives() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds/archives");
     std::fs::create_dir_all(&dir).unwrap();
@@ -221,6 +222,16 @@ fn archives() {
         writer.push(&Value::from(row)).unwrap();
     }
     save("values", &writer.finish().unwrap());
+
+    // Metadata in the footer (format version 8).
+    let options = chunks(3)
+        .metadata("source", "seeds")
+        .metadata("ARROW:schema", "");
+    let mut writer = ArchiveWriter::with_options(Vec::new(), options).unwrap();
+    for record in many::<Record>(7, 200, 15) {
+        writer.push(&record).unwrap();
+    }
+    save("metadata", &writer.finish().unwrap());
 
     let path = std::env::temp_dir().join(format!("tree-buf-seed-{}.tb", std::process::id()));
     ArchiveWriter::<Record>::create(&path)

@@ -435,6 +435,11 @@ pub fn archive(bytes: &[u8]) -> Archived {
             };
             if verified && ended && archive.unfinished_bytes() == 0 {
                 assert_eq!(text(&streamed), text(values), "a stream reads other rows");
+                assert_eq!(
+                    stream.metadata(),
+                    archive.metadata(),
+                    "a stream reads other metadata"
+                );
             }
         }
         // Fetched by ranges, every branch of every chunk: what opens reads the rows read whole.

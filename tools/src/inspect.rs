@@ -300,6 +300,9 @@ fn archive_json(archive: &Archive<'_>, name: &str) -> String {
         "archive": true,
         "rows": archive.rows(),
         "unfinished_bytes": archive.unfinished_bytes(),
+        "metadata": (archive.metadata().iter())
+            .map(|(key, value)| (key.clone(), serde_json::Value::from(value.as_str())))
+            .collect::<serde_json::Map<_, _>>(),
         "chunks": chunks,
     }))
 }
@@ -427,6 +430,17 @@ fn archive_text(archive: &Archive<'_>, name: &str) -> String {
         thousands(archive.rows() as usize),
         chunks.len()
     );
+    if !archive.metadata().is_empty() {
+        out.push_str("Metadata:\n");
+        for (key, value) in archive.metadata() {
+            // A long value (an encoded schema, say) is shown by its length; `--json` has it whole.
+            match value.chars().count() {
+                0..=80 => out.push_str(&format!("  {key}: {value}\n")),
+                long => out.push_str(&format!("  {key}: ({} characters)\n", thousands(long))),
+            }
+        }
+        out.push('\n');
+    }
     let mut rows = vec![
         ["chunk", "first row", "rows", "offset", "bytes", "branches"]
             .map(str::to_owned)

@@ -46,14 +46,15 @@ pub fn from_parquet(
     let parquet_error =
         |error: &dyn std::fmt::Display| CliError::new(format!("{input_name}: {error}"));
     let file = std::fs::File::open(input).map_err(|e| parquet_error(&e))?;
-    let batches = ParquetRecordBatchReaderBuilder::try_new(file)
-        .map_err(|e| parquet_error(&e))?
-        .with_batch_size(8192)
-        .build()
-        .map_err(|e| parquet_error(&e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| parquet_error(&e))?;
+    // The rows keep what each value is; the Arrow schema, kept in the archive's metadata, keeps
+    // the types (timestamps, decimals, dictionaries) that `to-parquet` brings them back to.
+    let (key, schema) = tree_buf_arrow::arrow_schema_metadata(builder.schema());
+    let options = chunking.options(encode).metadata(key, schema);
+    let batches = (builder.with_batch_size(8192).build()).map_err(|e| parquet_error(&e))?;
     let name = output.display().to_string();
     let mut out = Output::create(output)?;
-    let mut writer = ArchiveWriter::<Value, _>::with_options(&mut out, chunking.options(encode))
+    let mut writer = ArchiveWriter::<Value, _>::with_options(&mut out, options)
         .map_err(|e| archive_error(&name, &e))?;
     for batch in batches {
         let batch = batch.map_err(|e| parquet_error(&e))?;
@@ -67,7 +68,8 @@ pub fn from_parquet(
 }
 
 /// Writes the rows of the archive `file` to `output` as Parquet, a row group per chunk,
-/// compressed with zstd at `zstd_level`, each column of the widest type any chunk holds it as.
+/// compressed with zstd at `zstd_level`, each column of the type `from-parquet` kept for it in the
+/// archive's metadata, or else of the widest type any chunk holds it as.
 #[cfg(feature = "parquet")]
 pub fn to_parquet(
     file: &Path,
@@ -95,11 +97,11 @@ pub fn to_parquet(
             |error: &dyn std::fmt::Display| CliError::new(format!("{}: {error}", file.display()));
         let parquet_error =
             |error: parquet::errors::ParquetError| CliError::new(format!("{name}: {error}"));
-        // One schema for every row group: a chunk whose rows widened a column or gained a
-        // field sets the types of the others.
+        // One schema for every row group: the one the rows came from, where `from-parquet`
+        // kept it, or else the widest (a chunk whose rows widened a column or gained a field
+        // sets the types of the others).
         let options = tree_buf_arrow::ArrowOptions::default();
-        let schema =
-            tree_buf_arrow::archive_schema(archive, "", &options).map_err(|e| file_error(&e))?;
+        let schema = tree_buf_arrow::table_schema(archive, &options).map_err(|e| file_error(&e))?;
         let mut batches = tree_buf_arrow::record_batches(archive, None).map(|batch| {
             let batch = batch.map_err(|e| file_error(&e))?;
             let batch = tree_buf_arrow::conform(&batch, &schema).map_err(|e| file_error(&e))?;

@@ -972,6 +972,99 @@ fn parquet_round_trips_through_archives() {
 
 #[test]
 #[cfg(feature = "parquet")]
+fn parquet_types_come_back_after_a_trip_through_an_archive() {
+    use std::sync::Arc;
+
+    use arrow_array::types::Int32Type;
+    use arrow_array::{
+        ArrayRef, Date32Array, Decimal128Array, DictionaryArray, Float32Array, Int16Array,
+        RecordBatch, TimestampMillisecondArray,
+    };
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::ArrowWriter;
+
+    let rows = 500;
+    let some = |i: usize| !i.is_multiple_of(7);
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        (
+            "at",
+            Arc::new(
+                TimestampMillisecondArray::from_iter(
+                    (0..rows).map(|i| some(i).then_some(1_700_000_000_000 + i as i64 * 60_000)),
+                )
+                .with_timezone("Europe/Paris"),
+            ),
+        ),
+        (
+            "day",
+            Arc::new(Date32Array::from_iter_values(
+                (0..rows).map(|i| 19_000 + i as i32 / 10),
+            )),
+        ),
+        (
+            "price",
+            Arc::new(
+                Decimal128Array::from_iter_values((0..rows).map(|i| i as i128 * 37 - 5_000))
+                    .with_precision_and_scale(9, 2)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "team",
+            Arc::new(DictionaryArray::<Int32Type>::from_iter(
+                (0..rows).map(|i| some(i).then_some(["BOS", "NYA", "CHA"][i % 3])),
+            )),
+        ),
+        (
+            "ratio",
+            Arc::new(Float32Array::from_iter_values(
+                (0..rows).map(|i| i as f32 / 3.0),
+            )),
+        ),
+        (
+            "runs",
+            Arc::new(Int16Array::from_iter_values(
+                (0..rows).map(|i| (i % 11) as i16),
+            )),
+        ),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let parquet = scratch_in("parquet_types", "typed.parquet");
+    let mut writer = ArrowWriter::try_new(
+        std::fs::File::create(&parquet).unwrap(),
+        batch.schema(),
+        None,
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+
+    let archive = scratch_in("parquet_types", "typed.tb");
+    succeeds(&["from-parquet", path(&parquet), "-o", path(&archive)]);
+    let info: serde_json::Value =
+        serde_json::from_str(&stdout(&succeeds(&["info", path(&archive), "--json"]))).unwrap();
+    assert!(info["metadata"]["ARROW:schema"].is_string(), "{info}");
+    let text = stdout(&succeeds(&["info", path(&archive)]));
+    assert!(text.contains("ARROW:schema: ("), "{text}");
+
+    let back = scratch_in("parquet_types", "back.parquet");
+    succeeds(&["to-parquet", path(&archive), "-o", path(&back)]);
+    let read = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&back).unwrap())
+        .unwrap()
+        .build()
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    assert_eq!(read.len(), 1);
+    for (field, expected) in batch.schema().fields().iter().zip(batch.columns()) {
+        let column = read[0].column_by_name(field.name()).unwrap();
+        assert_eq!(column.data_type(), field.data_type(), "{}", field.name());
+        assert_eq!(column.as_ref(), expected.as_ref(), "{}", field.name());
+    }
+}
+
+#[test]
+#[cfg(feature = "parquet")]
 fn to_parquet_writes_an_archive_whose_rows_widened_part_way() {
     // Scores are integers in the first chunk, integers and floats in the second, floats in the
     // third; `extra` appears in the third.

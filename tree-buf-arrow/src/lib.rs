@@ -52,7 +52,13 @@
 //! A record batch's rows are the items of one sequence node in the file: the root of a file of a
 //! `Vec<Row>`, or any path such as `features` for the rows of a field. Rows of a struct type give
 //! a column per field; rows of any other type, one column named `value`.
+//!
+//! Record batches can be stored the other way ([`batch_rows`]), as rows that keep what each
+//! value is; an archive that keeps their Arrow schema in its metadata
+//! ([`arrow_schema_metadata`]) reads back with every type they had ([`table_schema`],
+//! [`conform`]).
 
+mod original;
 mod rows;
 mod strings;
 mod unions;
@@ -72,6 +78,7 @@ use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer
 use arrow_schema::{
     ArrowError, DataType, Field, Fields, Schema, SchemaRef, UnionFields, UnionMode,
 };
+pub use original::{arrow_schema_metadata, original_schema, table_schema, ARROW_SCHEMA_KEY};
 pub use rows::batch_rows;
 pub use strings::StringLayout;
 use tree_buf::archive::Archive;

@@ -28,9 +28,11 @@
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
+use arrow_array::types::UInt8Type;
 use arrow_array::{
-    new_empty_array, new_null_array, Array, ArrayRef, FixedSizeListArray, GenericListArray,
-    MapArray, OffsetSizeTrait, RecordBatch, RecordBatchOptions, StructArray, UnionArray,
+    new_empty_array, new_null_array, Array, ArrayRef, BinaryArray, FixedSizeListArray,
+    GenericListArray, MapArray, OffsetSizeTrait, RecordBatch, RecordBatchOptions, StructArray,
+    UnionArray,
 };
 use arrow_buffer::ScalarBuffer;
 use arrow_cast::{cast_with_options, CastOptions};
@@ -437,6 +439,17 @@ fn conform_array(array: &ArrayRef, to: &DataType, path: &str) -> Result<ArrayRef
                 array.len(),
             )?)
         }
+        (DataType::List(item), binary) if is_bytes_item(item) && is_binary(binary) => {
+            // A sequence of bytes (the only form tree-buf stores bytes in) as a binary layout.
+            let list = array.as_list::<i32>();
+            let bytes = list.values().as_primitive::<UInt8Type>();
+            let binary_array: ArrayRef = Arc::new(BinaryArray::try_new(
+                list.offsets().clone(),
+                bytes.values().inner().clone(),
+                list.nulls().cloned(),
+            )?);
+            cast(&binary_array, binary)?
+        }
         (DataType::List(_), DataType::List(item)) => conform_list::<i32>(array, item, path)?,
         (DataType::LargeList(_), DataType::LargeList(item)) => {
             conform_list::<i64>(array, item, path)?
@@ -487,8 +500,39 @@ fn conform_array(array: &ArrayRef, to: &DataType, path: &str) -> Result<ArrayRef
             let text = cast(array, &DataType::Utf8)?;
             cast(&text, to)?
         }
-        _ => cast(array, to)?,
+        _ => match (cast(array, to), unit_count(to)) {
+            (Ok(cast), _) => cast,
+            // Dates, times and durations stored as counts of their unit (an original schema's
+            // types, say) cast from the integer type of that count.
+            (Err(_), Some(count)) if from.is_integer() && *from != count => {
+                cast(&cast(array, &count)?, to)?
+            }
+            (Err(error), _) => return Err(error.into()),
+        },
     })
+}
+
+/// Whether a list of `item`s holds bytes.
+fn is_bytes_item(item: &Field) -> bool {
+    item.data_type() == &DataType::UInt8
+}
+
+fn is_binary(data_type: &DataType) -> bool {
+    use DataType::*;
+    matches!(
+        data_type,
+        Binary | LargeBinary | BinaryView | FixedSizeBinary(_)
+    )
+}
+
+/// The integer type that counts a temporal type's unit: what Arrow keeps its values as.
+fn unit_count(data_type: &DataType) -> Option<DataType> {
+    use DataType::*;
+    match data_type {
+        Date32 | Time32(_) => Some(Int32),
+        Date64 | Time64(_) | Timestamp(..) | Duration(_) => Some(Int64),
+        _ => None,
+    }
 }
 
 /// A list array with `O` offsets as one whose items are of `item`'s type.

@@ -165,7 +165,7 @@ impl FileFormat for TreeBufFormat {
         for object in objects {
             // The columns are read from the schemas and branch tables, which opening fetches.
             let archive = open_object(store, object, |_| Vec::new()).await?;
-            let schema = tree_buf_arrow::archive_schema(&archive, "", &arrow_options())
+            let schema = tree_buf_arrow::table_schema(&archive, &arrow_options())
                 .map_err(|error| in_object(&object.location, error))?;
             schemas.push(schema);
         }

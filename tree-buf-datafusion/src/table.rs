@@ -173,12 +173,13 @@ pub(crate) fn open_archive(path: &FsPath) -> Result<Archive<'static>> {
         .map_err(|error| DataFusionError::External(format!("{}: {error}", path.display()).into()))
 }
 
-/// The columns of all of `archives`' chunks, each of the widest type any chunk holds it as
-/// (an archive of schemaless rows may widen part way through), and nullable where some chunk
-/// lacks it.
+/// The columns of all of `archives`' chunks, each of the type the rows came from where the
+/// archive kept it (`from-parquet` does), else of the widest type any chunk holds it as (an
+/// archive of schemaless rows may widen part way through), and nullable where some chunk lacks
+/// it.
 fn table_schema(archives: &[Archive<'static>]) -> Result<SchemaRef> {
     let schemas = (archives.iter())
-        .map(|archive| tree_buf_arrow::archive_schema(archive, "", &arrow_options()))
+        .map(|archive| tree_buf_arrow::table_schema(archive, &arrow_options()))
         .collect::<Result<Vec<_>, _>>()
         .map_err(external)?;
     tree_buf_arrow::widest_schema(&schemas).map_err(external)

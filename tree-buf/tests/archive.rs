@@ -874,3 +874,203 @@ fn partial_archives_of_hostile_bytes_are_errors_not_panics() {
         let _ = read_all(&stored[..at]);
     }
 }
+
+/// `bytes`, an archive, with its footer's body replaced by `body` and the checksums and trailer
+/// made to match, as a writer of such a footer would have written it.
+fn with_footer_body(bytes: &[u8], body: &[u8]) -> Vec<u8> {
+    let footer = u64::from_le_bytes(bytes[bytes.len() - 16..][..8].try_into().unwrap()) as usize;
+    let mut out = bytes[..footer].to_vec();
+    out.push(0x03);
+    let mut size = body.len() as u64;
+    while size >= 0x80 {
+        out.push(size as u8 | 0x80);
+        size >>= 7;
+    }
+    out.push(size as u8);
+    out.extend_from_slice(body);
+    let crc = crc32fast::hash(&out[footer..]);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out.extend_from_slice(&(footer as u64).to_le_bytes());
+    out.extend_from_slice(&crc.to_le_bytes());
+    out.extend_from_slice(b"TBUF");
+    out
+}
+
+/// The body of `bytes`' footer.
+fn footer_body(bytes: &[u8]) -> &[u8] {
+    let footer = u64::from_le_bytes(bytes[bytes.len() - 16..][..8].try_into().unwrap()) as usize;
+    let mut at = footer + 1;
+    let (mut size, mut shift) = (0usize, 0);
+    loop {
+        let byte = bytes[at];
+        at += 1;
+        size |= usize::from(byte & 0x7f) << shift;
+        shift += 7;
+        if byte & 0x80 == 0 {
+            break;
+        }
+    }
+    &bytes[at..at + size]
+}
+
+fn pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    (pairs.iter())
+        .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+        .collect()
+}
+
+#[test]
+fn metadata_comes_back_from_every_way_of_reading() {
+    let options = ArchiveOptions::default()
+        .chunk_rows(4)
+        .metadata("source", "retrosheet")
+        .metadata("ARROW:schema", "")
+        .metadata("source", "game logs, 2024");
+    let bytes = write((0..10).map(game), options);
+    let expected = pairs(&[("source", "game logs, 2024"), ("ARROW:schema", "")]);
+    // Metadata came with version 8.
+    assert_eq!(bytes[4], 8);
+    let archive = Archive::from_bytes(&bytes).unwrap();
+    assert_eq!(archive.metadata(), expected);
+    assert_eq!(archive.metadata_value("source"), Some("game logs, 2024"));
+    assert_eq!(archive.metadata_value("missing"), None);
+    assert_eq!(
+        archive.decode_all::<Game>().unwrap(),
+        (0..10).map(game).collect::<Vec<_>>()
+    );
+    assert_eq!(decode::<Vec<Game>>(&bytes).unwrap().len(), 10);
+    // A stream has it once it reaches the footer.
+    let mut stream = StreamReader::new(bytes.as_slice()).unwrap();
+    assert!(stream.metadata().is_empty());
+    while stream.next_chunk::<Game>().unwrap().is_some() {}
+    assert_eq!(stream.metadata(), expected);
+    assert_eq!(stream.metadata_value("ARROW:schema"), Some(""));
+    // So does a partial archive, from the footer it fetches.
+    let mut partial = PartialArchive::new(bytes.len() as u64).unwrap();
+    fetch_all(&mut partial, &bytes).unwrap();
+    assert_eq!(partial.finish().unwrap().metadata(), expected);
+    // Recovery keeps what the last complete footer said.
+    assert_eq!(Archive::recover_bytes(&bytes).unwrap().metadata(), expected);
+
+    // Without metadata, archives declare the version they did before, and have none.
+    let plain = write((0..10).map(game), ArchiveOptions::default());
+    assert_eq!(plain[4], 4);
+    assert!(Archive::from_bytes(&plain).unwrap().metadata().is_empty());
+}
+
+#[test]
+fn appending_keeps_metadata_and_adds_to_it() {
+    let file = TempFile::new("metadata-append");
+    let options = ArchiveOptions::default().metadata("rows from", "1901");
+    let mut writer = ArchiveWriter::<Game>::create_with_options(&file.0, options).unwrap();
+    writer.push(&game(0)).unwrap();
+    writer.finish().unwrap();
+    // An append without metadata keeps the archive's.
+    let mut writer = ArchiveWriter::<Game>::append(&file.0).unwrap();
+    writer.push(&game(1)).unwrap();
+    writer.finish().unwrap();
+    let archive = Archive::open(&file.0).unwrap();
+    assert_eq!(archive.metadata(), pairs(&[("rows from", "1901")]));
+    drop(archive);
+    // One with metadata sets its keys, old and new.
+    let options = ArchiveOptions::default()
+        .metadata("rows to", "2024")
+        .metadata("rows from", "1871");
+    let mut writer = ArchiveWriter::<Game>::append_with_options(&file.0, options).unwrap();
+    writer.push(&game(2)).unwrap();
+    writer.finish().unwrap();
+    let archive = Archive::open(&file.0).unwrap();
+    assert_eq!(
+        archive.metadata(),
+        pairs(&[("rows from", "1871"), ("rows to", "2024")])
+    );
+    assert_eq!(
+        archive.decode_all::<Game>().unwrap(),
+        [game(0), game(1), game(2)]
+    );
+}
+
+#[test]
+fn metadata_cannot_go_into_an_archive_of_an_earlier_version() {
+    let file = TempFile::new("metadata-v4");
+    let bytes = write((0..5).map(game), ArchiveOptions::default());
+    std::fs::write(&file.0, &bytes).unwrap();
+    let options = ArchiveOptions::default().metadata("key", "value");
+    let error = ArchiveWriter::<Game>::append_with_options(&file.0, options)
+        .err()
+        .expect("a version 4 archive has no place for metadata");
+    let ArchiveError::Decode(error) = error else {
+        panic!("{error}")
+    };
+    assert_eq!(error.kind(), DecodeErrorKind::UnsupportedVersion);
+    assert!(error.message().contains("version 8"), "{error}");
+    // The archive is as it was.
+    assert_eq!(std::fs::read(&file.0).unwrap(), bytes);
+}
+
+#[test]
+fn appends_keep_to_the_version_the_archive_declares() {
+    // Rows whose integer columns a writer that prefers small files keys by a sibling (a
+    // version 7 encoding), appended to an archive of version 4.
+    let rows: Vec<(u16, u16)> = (0..6000u32)
+        .map(|i| {
+            let scale = [0, 2, 8, 40, 200, 600][(i * 7 % 6) as usize];
+            let big = (i.wrapping_mul(2_654_435_761) % (scale + 1)) as u16;
+            (big, big / 3 + (i % 3) as u16)
+        })
+        .collect();
+    let smaller = ArchiveOptions::default()
+        .encode_options(EncodeOptions::default().prefer(Preference::Smaller));
+    // Written afresh, they are keyed.
+    assert_eq!(write(rows.iter(), smaller.clone())[4], 7);
+    let file = TempFile::new("append-version");
+    std::fs::write(&file.0, write(rows[..10].iter(), ArchiveOptions::default())).unwrap();
+    let mut writer = ArchiveWriter::append_with_options(&file.0, smaller).unwrap();
+    for row in &rows[10..] {
+        writer.push(row).unwrap();
+    }
+    writer.finish().unwrap();
+    let bytes = std::fs::read(&file.0).unwrap();
+    assert_eq!(bytes[4], 4);
+    assert_eq!(decode::<Vec<(u16, u16)>>(&bytes).unwrap(), rows);
+}
+
+#[test]
+fn hostile_metadata_is_an_error() {
+    let bytes = write(
+        (0..3).map(game),
+        ArchiveOptions::default().metadata("a", "1"),
+    );
+    let body = footer_body(&bytes);
+    // The pairs are at the end of the body: one pair, "a" and "1".
+    let (chunks, metadata) = body.split_at(body.len() - 5);
+    assert_eq!(metadata, [1, 1, b'a', 1, b'1']);
+    let error_of = |metadata: &[u8]| {
+        let bad = with_footer_body(&bytes, &[chunks, metadata].concat());
+        Archive::from_bytes(&bad).unwrap_err()
+    };
+    let twice = error_of(&[2, 1, b'a', 1, b'1', 1, b'a', 1, b'2']);
+    assert!(twice.message().contains("twice"), "{twice}");
+    let not_text = error_of(&[1, 1, 0xff, 1, b'1']);
+    assert!(not_text.message().contains("UTF-8"), "{not_text}");
+    // Counts and sizes that run past the footer's end.
+    for lying in [
+        &[3, 1, b'a', 1, b'1'][..],
+        &[1, 9, b'a', 1, b'1'],
+        &[1, 1, b'a'],
+    ] {
+        error_of(lying);
+    }
+    let trailing = error_of(&[1, 1, b'a', 1, b'1', 0]);
+    assert_eq!(trailing.kind(), DecodeErrorKind::Corrupt);
+    // Metadata in the footer of an archive that declares version 7 is bytes the footer of that
+    // version does not have.
+    let mut older = with_footer_body(&bytes, body);
+    older[4] = 7;
+    // The header's checksum covers the version.
+    let schema_end = Archive::from_bytes(&bytes).unwrap().chunks()[0].offset as usize;
+    let crc = crc32fast::hash(&older[..schema_end - 4]);
+    older[schema_end - 4..schema_end].copy_from_slice(&crc.to_le_bytes());
+    let error = Archive::from_bytes(&older).unwrap_err();
+    assert_eq!(error.kind(), DecodeErrorKind::Corrupt, "{error}");
+}

@@ -142,6 +142,7 @@ fn archive() {
     let expected = |seed: &str| match seed {
         "records.tb" => (Some(10), true, Some(10)),
         "values.tb" => (Some(9), false, Some(9)),
+        "metadata.tb" => (Some(7), true, Some(7)),
         "appended.tb" => (Some(6), true, Some(6)),
         // Its writer stopped after two chunks of two rows: only recovery reads it.
         "unfinished.tb" => (None, false, Some(4)),

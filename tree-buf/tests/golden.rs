@@ -3,7 +3,8 @@
 //! to the values built here. Version 2 added keyed string streams, version 3 Huffman-coded
 //! integers, version 4 archives (chunks, a footer), version 5 Huffman codes in four streams,
 //! version 6 recursion nodes (every depth of a recursive type in one set of branches) and
-//! version 7 keyed integer streams (a column in parts by a sibling column's values);
+//! version 7 keyed integer streams (a column in parts by a sibling column's values), version 8
+//! key-value metadata in an archive's footer;
 //! each version's folder holds the cases that use what it added, while the files written before
 //! stay as they are.
 //!
@@ -48,7 +49,7 @@ use tree_buf::{
 use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
 /// The folders of the golden files, one for each format version.
-const VERSIONS: [&str; 7] = ["v1", "v2", "v3", "v4", "v5", "v6", "v7"];
+const VERSIONS: [&str; 8] = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"];
 
 /// The folder of the golden files of a format version.
 fn golden_dir(version: &str) -> PathBuf {
@@ -896,6 +897,54 @@ fn appended_twice(rows: &[(u32, String)]) -> Vec<u8> {
     bytes
 }
 
+/// The metadata of the version 8 archive: keys and values of any UTF-8, empty ones too.
+fn golden_metadata() -> Vec<(String, String)> {
+    [
+        ("source", "appended_rows, in chunks of 5"),
+        ("ARROW:schema", ""),
+        ("unité", "°C ✓"),
+    ]
+    .map(|(key, value)| (key.to_owned(), value.to_owned()))
+    .to_vec()
+}
+
+/// Writes `rows` in chunks of 5 with [`golden_metadata`] in the footer.
+fn with_metadata(rows: &[(u32, String)]) -> Vec<u8> {
+    let options = (golden_metadata().into_iter()).fold(
+        ArchiveOptions::default().chunk_rows(5),
+        |options, (key, value)| options.metadata(key, value),
+    );
+    let mut writer = ArchiveWriter::with_options(Vec::new(), options).expect("a writer");
+    for row in rows {
+        writer.push(row).expect("golden rows encode");
+    }
+    writer.finish().expect("an archive in memory is written")
+}
+
+/// The version 8 case: an archive whose rows read back as any archive's, and its metadata too.
+fn archive_metadata_case() -> Case {
+    let Case {
+        name,
+        encode,
+        decode: decode_rows,
+        ..
+    } = archive_case("archive_metadata", appended_rows, with_metadata);
+    Case {
+        name,
+        version: "v8",
+        encode,
+        decode: Box::new(move |bytes, options| {
+            if let Some(difference) = decode_rows(bytes, options)? {
+                return Ok(Some(difference));
+            }
+            let archive = Archive::from_bytes_with_options(bytes, options.clone())?;
+            let expected = golden_metadata();
+            Ok((archive.metadata() != expected)
+                .then(|| format!("metadata {:?}\nexpected {expected:?}", archive.metadata())))
+        }),
+    }
+}
+
 /// A xorshift generator of 32-bit words from `state`.
 fn xorshift32(mut state: u32) -> impl FnMut() -> u32 {
     move || {
@@ -1122,6 +1171,7 @@ fn cases() -> Vec<Case> {
                 PartialEq::eq,
             ),
         ),
+        archive_metadata_case(),
     ]
 }
 
@@ -1225,15 +1275,17 @@ fn holds_recursion(reader: &tree_buf::Reader<'_>) -> bool {
         .any(|node| node.node_type == tree_buf::NodeType::Recursion && node.bytes > 0)
 }
 
-/// The version a file needs, found from what it holds: a keyed integer stream (7), recursion
-/// nodes that hold values (6), the archive layout (4), Huffman codes in four streams (5) or one
-/// (3) anywhere, a keyed string stream (2), else 1.
+/// The version a file needs, found from what it holds: metadata in an archive's footer (8), a
+/// keyed integer stream (7), recursion nodes that hold values (6), the archive layout (4),
+/// Huffman codes in four streams (5) or one (3) anywhere, a keyed string stream (2), else 1.
 fn version_needed(bytes: &[u8]) -> u8 {
     let layout = if bytes[5] & 0x01 != 0 {
         let archive = Archive::from_bytes(bytes).expect("an archive just written opens");
         let recursive = (0..archive.chunks().len())
             .any(|index| holds_recursion(&archive.chunk_reader(index).expect("a chunk opens")));
-        if recursive {
+        if !archive.metadata().is_empty() {
+            8
+        } else if recursive {
             6
         } else {
             4
@@ -1274,7 +1326,7 @@ fn files_written_now_declare_the_lowest_version_that_holds_them() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // The cases hold something of every version, so each is declared by some file.
-    assert_eq!(declared, BTreeSet::from([1, 2, 3, 4, 5, 6, 7]));
+    assert_eq!(declared, BTreeSet::from([1, 2, 3, 4, 5, 6, 7, 8]));
 }
 
 /// At most this many bit flips per file. A file of more bits has every `stride`-th bit flipped,

@@ -13,7 +13,10 @@
 //!                   crc covers the tag, size and body
 //! trailer        := footer_offset:u64le footer_crc:u32le "TBUF"
 //!                   16 bytes; footer_offset is where the footer's tag is, footer_crc its crc
-//! body           := rows:varint chunks:varint chunk_entry{chunks}
+//! body           := rows:varint chunks:varint chunk_entry{chunks} metadata
+//! metadata       := (nothing)                              before version 8
+//!                 | pairs:varint (key:prefixed value:prefixed){pairs}
+//!                                                          version 8 on: UTF-8, keys distinct
 //! chunk_entry    := offset:varint size:varint schema:varint rows:varint branches:varint
 //!                   branch_entry{branches}
 //!                   offset of the chunk section's tag, and its size from there; schema: the
@@ -32,6 +35,7 @@
 //! them in place and writes a new footer, which lists every chunk, at the end.
 
 use crate::encodings::bytes::{write_prefixed, write_varint, ByteReader};
+use crate::encodings::Version;
 use crate::error::{corrupt, truncated, DecodeError};
 
 pub(crate) const CHUNK_SECTION: u8 = 0x01;
@@ -42,6 +46,15 @@ pub(crate) const TRAILER_BYTES: usize = 16;
 const TRAILER_MAGIC: [u8; 4] = *b"TBUF";
 /// String statistics keep at most this many bytes of each bound.
 pub(crate) const MAX_STRING_BOUND: usize = 64;
+
+/// What a footer holds.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Footer {
+    pub(crate) rows: u64,
+    pub(crate) chunks: Vec<ChunkEntry>,
+    /// Key-value pairs about the whole archive (version 8 on), in the order written.
+    pub(crate) metadata: Vec<(String, String)>,
+}
 
 /// A chunk as the footer lists it.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,12 +99,13 @@ pub(crate) fn write_schema_section(out: &mut Vec<u8>, schema: &[u8]) {
     out.extend_from_slice(&crc.to_le_bytes());
 }
 
-/// Writes the footer listing `chunks`, which hold `rows` rows, at `offset`, and its trailer.
-pub(crate) fn write_footer(out: &mut Vec<u8>, offset: u64, rows: u64, chunks: &[ChunkEntry]) {
+/// Writes `footer` at `offset`, and its trailer, for an archive that declares `version`: the
+/// metadata only from version 8 on, where the grammar has it.
+pub(crate) fn write_footer(out: &mut Vec<u8>, offset: u64, footer: &Footer, version: Version) {
     let mut body = Vec::new();
-    write_varint(&mut body, rows);
-    write_varint(&mut body, chunks.len() as u64);
-    for chunk in chunks {
+    write_varint(&mut body, footer.rows);
+    write_varint(&mut body, footer.chunks.len() as u64);
+    for chunk in &footer.chunks {
         for field in [chunk.offset, chunk.size, chunk.schema, chunk.rows] {
             write_varint(&mut body, field);
         }
@@ -101,6 +115,13 @@ pub(crate) fn write_footer(out: &mut Vec<u8>, offset: u64, rows: u64, chunks: &[
             body.extend_from_slice(&branch.crc.to_le_bytes());
             write_varint(&mut body, branch.values);
             write_stats(&mut body, &branch.stats);
+        }
+    }
+    if version >= Version::METADATA {
+        write_varint(&mut body, footer.metadata.len() as u64);
+        for (key, value) in &footer.metadata {
+            write_prefixed(&mut body, key.as_bytes());
+            write_prefixed(&mut body, value.as_bytes());
         }
     }
     let start = out.len();
@@ -197,8 +218,9 @@ pub(crate) fn read_section(bytes: &[u8], verify: bool) -> Result<Section<'_>, De
     })
 }
 
-/// Parses a footer's body. Offsets and sizes are checked against the archive by the caller.
-pub(crate) fn read_footer(body: &[u8]) -> Result<(u64, Vec<ChunkEntry>), DecodeError> {
+/// Parses the body of a footer of an archive that declares `version`. Offsets and sizes are
+/// checked against the archive by the caller.
+pub(crate) fn read_footer(body: &[u8], version: u8) -> Result<Footer, DecodeError> {
     let mut reader = ByteReader::new(body);
     let rows = reader.varint()?;
     // A chunk entry takes at least 5 bytes; a branch entry at least 7.
@@ -231,8 +253,39 @@ pub(crate) fn read_footer(body: &[u8]) -> Result<(u64, Vec<ChunkEntry>), DecodeE
             branches,
         });
     }
+    let metadata = match version >= Version::METADATA.0 {
+        true => read_metadata(&mut reader)?,
+        false => Vec::new(),
+    };
     reader.finish("the archive's footer")?;
-    Ok((rows, chunks))
+    Ok(Footer {
+        rows,
+        chunks,
+        metadata,
+    })
+}
+
+/// The metadata pairs of a footer: UTF-8 keys and values, no key twice.
+fn read_metadata(reader: &mut ByteReader<'_>) -> Result<Vec<(String, String)>, DecodeError> {
+    // A pair takes at least 2 bytes (two empty prefixed strings).
+    let pairs = reader.count(2)?;
+    let mut metadata = Vec::with_capacity(pairs);
+    let mut keys = std::collections::HashSet::with_capacity(pairs);
+    for _ in 0..pairs {
+        let (key, value) = (reader.prefixed()?, reader.prefixed()?);
+        if !keys.insert(key) {
+            return Err(corrupt(format!(
+                "the footer's metadata has the key {:?} twice",
+                String::from_utf8_lossy(key)
+            )));
+        }
+        let text = |bytes: &[u8], what: &str| {
+            String::from_utf8(bytes.to_vec())
+                .map_err(|_| corrupt(format!("a metadata {what} in the footer is not UTF-8")))
+        };
+        metadata.push((text(key, "key")?, text(value, "value")?));
+    }
+    Ok(metadata)
 }
 
 fn read_stats(reader: &mut ByteReader<'_>) -> Result<RawStats, DecodeError> {

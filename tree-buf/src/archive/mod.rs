@@ -75,6 +75,7 @@ pub struct ArchiveOptions {
     chunk_rows: usize,
     chunk_bytes: usize,
     statistics: bool,
+    metadata: Vec<(String, String)>,
 }
 
 impl ArchiveOptions {
@@ -116,6 +117,40 @@ impl ArchiveOptions {
         self.statistics = statistics;
         self
     }
+
+    /// Stores a key-value pair about the whole archive in its footer, such as where the rows
+    /// came from or the schema another system gave them ([`Archive::metadata`] reads them
+    /// back), as Parquet's key-value metadata does; a key given twice keeps the later value.
+    ///
+    /// An archive with metadata declares format version 8, which added it. Appending with
+    /// metadata adds the pairs to the archive's own (a key it has takes the new value), and
+    /// fails on an archive of an earlier version, whose footer has no place for them; appending
+    /// without keeps the archive's metadata as it is.
+    ///
+    /// ```
+    /// use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
+    ///
+    /// let options = ArchiveOptions::default()
+    ///     .metadata("source", "sensor 12")
+    ///     .metadata("unit", "°C");
+    /// let mut writer = ArchiveWriter::with_options(Vec::new(), options)?;
+    /// writer.push(&21.5f64)?;
+    /// let archive = Archive::from_buffer(writer.finish()?)?;
+    /// assert_eq!(archive.metadata_value("unit"), Some("°C"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn metadata(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        set_pair(&mut self.metadata, key.into(), value.into());
+        self
+    }
+}
+
+/// Sets `key` to `value` among `pairs`, in place if it is there, else at the end.
+fn set_pair(pairs: &mut Vec<(String, String)>, key: String, value: String) {
+    match pairs.iter_mut().find(|(name, _)| *name == key) {
+        Some((_, old)) => *old = value,
+        None => pairs.push((key, value)),
+    }
 }
 
 impl Default for ArchiveOptions {
@@ -126,6 +161,7 @@ impl Default for ArchiveOptions {
             chunk_rows: Self::DEFAULT_CHUNK_ROWS,
             chunk_bytes: Self::DEFAULT_CHUNK_BYTES,
             statistics: true,
+            metadata: Vec::new(),
         }
     }
 }

@@ -314,7 +314,8 @@ impl PartialArchive {
             return Ok(rest);
         }
         let head = Head::parse(all, &self.options)?;
-        let (chunks, _) = read_footer_at_end(all, head.len, &self.options)?;
+        let (footer, _) = read_footer_at_end(all, head.len, head.version, &self.options)?;
+        let chunks = footer.chunks;
         let mut wanted = Vec::new();
         let mut schemas = BTreeSet::new();
         for chunk in &chunks {

@@ -5,7 +5,7 @@ use std::ops::Range;
 use std::path::Path as FsPath;
 
 use super::format::{
-    read_footer, read_section, read_trailer, section_at, ChunkEntry, RawStats, Trailer,
+    read_footer, read_section, read_trailer, section_at, ChunkEntry, Footer, RawStats, Trailer,
     CHUNK_SECTION, FOOTER_SECTION, SCHEMA_SECTION, TRAILER_BYTES,
 };
 use super::{ArchiveError, BranchInfo, ChunkInfo, Statistics};
@@ -90,6 +90,8 @@ pub struct Archive<'a> {
     chunk_schemas: Vec<usize>,
     infos: Vec<ChunkInfo>,
     rows: u64,
+    /// The footer's key-value pairs.
+    metadata: Vec<(String, String)>,
     /// The bytes up to the end of the footer's trailer; any after it are left by a writer that
     /// stopped.
     committed: usize,
@@ -176,6 +178,13 @@ impl Archive<'static> {
     }
 }
 
+/// The value of `key` among `metadata`'s pairs.
+pub(super) fn metadata_value<'m>(metadata: &'m [(String, String)], key: &str) -> Option<&'m str> {
+    (metadata.iter())
+        .find(|(name, _)| name == key)
+        .map(|(_, value)| value.as_str())
+}
+
 /// Maps `file` into memory.
 #[allow(unsafe_code)]
 fn map_file(file: &File) -> Result<memmap2::Mmap, ArchiveError> {
@@ -223,13 +232,20 @@ impl<'a> Archive<'a> {
         let header_schema = Schema::parse(0, head.len - head.schema.len() - 4..head.len - 4, all)?;
         // Scanning reads and checksums every chunk: only recovery, or a footer that cannot be
         // read from the end, needs it. Opening reads the header, the schemas and the footer.
-        let scan = || Scan::of(all, head.len, &options);
-        let (chunks, committed) = match recover {
+        let scan = || Scan::of(all, head.len, head.version, &options);
+        let (footer, committed) = match recover {
             true => {
                 let scan = scan();
-                (scan.chunks, scan.end)
+                // Every complete chunk, and what the last complete footer said of the archive.
+                let metadata = (scan.last_footer).map(|(footer, _)| footer.metadata);
+                let footer = Footer {
+                    chunks: scan.chunks,
+                    metadata: metadata.unwrap_or_default(),
+                    ..Footer::default()
+                };
+                (footer, scan.end)
             }
-            false => match read_footer_at_end(all, head.len, &options) {
+            false => match read_footer_at_end(all, head.len, head.version, &options) {
                 Ok(footer) => footer,
                 Err(error) => scan().last_footer.ok_or(error)?,
             },
@@ -239,13 +255,14 @@ impl<'a> Archive<'a> {
             version: head.version,
             options,
             schemas: vec![header_schema],
-            chunk_schemas: Vec::with_capacity(chunks.len()),
+            chunk_schemas: Vec::with_capacity(footer.chunks.len()),
             chunks: Vec::new(),
             infos: Vec::new(),
             rows: 0,
+            metadata: footer.metadata,
             committed,
         };
-        archive.check_chunks(all, head.len, chunks)?;
+        archive.check_chunks(all, head.len, footer.chunks)?;
         archive.bytes = bytes;
         Ok(archive)
     }
@@ -309,6 +326,32 @@ impl<'a> Archive<'a> {
     /// The number of rows in all chunks.
     pub fn rows(&self) -> u64 {
         self.rows
+    }
+
+    /// The key-value pairs its writer stored about the whole archive
+    /// ([`ArchiveOptions::metadata`](super::ArchiveOptions::metadata)), in the order written:
+    /// empty for an archive written without any (and for every archive of format version 7 or
+    /// earlier, which has no place for them).
+    ///
+    /// ```
+    /// use tree_buf::archive::{Archive, ArchiveOptions, ArchiveWriter};
+    ///
+    /// let options = ArchiveOptions::default().metadata("source", "station 12");
+    /// let mut writer = ArchiveWriter::with_options(Vec::new(), options)?;
+    /// writer.push(&20.5f32)?;
+    /// let bytes = writer.finish()?;
+    /// let archive = Archive::from_bytes(&bytes)?;
+    /// assert_eq!(archive.metadata_value("source"), Some("station 12"));
+    /// assert_eq!(archive.metadata(), [("source".to_owned(), "station 12".to_owned())]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn metadata(&self) -> &[(String, String)] {
+        &self.metadata
+    }
+
+    /// The value stored for `key` in [`Self::metadata`], if there is one.
+    pub fn metadata_value(&self, key: &str) -> Option<&str> {
+        metadata_value(&self.metadata, key)
     }
 
     /// The chunks, in order: where each is, its rows, and its branches with their statistics.
@@ -839,8 +882,9 @@ impl Schema {
 pub(super) fn read_footer_at_end(
     all: &[u8],
     start: usize,
+    version: u8,
     options: &DecodeOptions,
-) -> Result<(Vec<ChunkEntry>, usize), DecodeError> {
+) -> Result<(Footer, usize), DecodeError> {
     let missing = |what: &str| {
         DecodeError::new(
             DecodeErrorKind::Truncated,
@@ -870,16 +914,14 @@ pub(super) fn read_footer_at_end(
     {
         return Err(missing("has a trailer that does not match its footer"));
     }
-    let (rows, chunks) = read_footer(section.body)?;
-    let listed = chunks
-        .iter()
-        .try_fold(0u64, |sum, chunk| sum.checked_add(chunk.rows));
-    if listed != Some(rows) {
+    let footer = read_footer(section.body, version)?;
+    let listed = (footer.chunks.iter()).try_fold(0u64, |sum, chunk| sum.checked_add(chunk.rows));
+    if listed != Some(footer.rows) {
         return Err(corrupt(
             "the footer's rows are not the sum of its chunks' rows",
         ));
     }
-    Ok((chunks, all.len()))
+    Ok((footer, all.len()))
 }
 
 /// What a walk over an archive's sections from the start finds.
@@ -889,13 +931,13 @@ struct Scan {
     /// The end of the last of those chunks (or of the header).
     end: usize,
     /// The last complete footer, and where its trailer ends.
-    last_footer: Option<(Vec<ChunkEntry>, usize)>,
+    last_footer: Option<(Footer, usize)>,
 }
 
 impl Scan {
     /// Walks the sections after the header (`start`), stopping at the first that is incomplete
     /// or damaged.
-    fn of(all: &[u8], start: usize, options: &DecodeOptions) -> Scan {
+    fn of(all: &[u8], start: usize, version: u8, options: &DecodeOptions) -> Scan {
         let mut scan = Scan {
             chunks: Vec::new(),
             end: start,
@@ -914,8 +956,8 @@ impl Scan {
                     Err(_) => break,
                 },
                 FOOTER_SECTION => {
-                    let footer = read_footer(section.body).ok();
-                    scan.last_footer = footer.map(|(_, chunks)| (chunks, end));
+                    let footer = read_footer(section.body, version).ok();
+                    scan.last_footer = footer.map(|footer| (footer, end));
                 }
                 _ => {
                     let branches = match &schema.1 {

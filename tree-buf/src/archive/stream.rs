@@ -3,11 +3,12 @@
 
 use std::io::{ErrorKind, Read};
 
-use super::format::{CHUNK_SECTION, FOOTER_SECTION, SCHEMA_SECTION, TRAILER_BYTES};
-use super::reader::{chunk_rows_decoder, decode_chunk_rows, parse_chunk};
+use super::format::{read_footer, CHUNK_SECTION, FOOTER_SECTION, SCHEMA_SECTION, TRAILER_BYTES};
+use super::reader::{chunk_rows_decoder, decode_chunk_rows, metadata_value, parse_chunk};
 use super::ArchiveError;
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::{write_varint, ByteReader};
+use crate::encodings::Version;
 use crate::error::{corrupt, truncated, DecodeError, DecodeErrorKind};
 use crate::file::{Chunk, Head, ARCHIVE};
 use crate::options::DecodeOptions;
@@ -43,6 +44,8 @@ pub struct StreamReader<R: Read> {
     tree: SchemaTree,
     /// Whether a footer was read: the archive may end after it.
     footer_seen: bool,
+    /// The metadata of the last footer read.
+    metadata: Vec<(String, String)>,
     /// The bytes of the section being read.
     section: Vec<u8>,
 }
@@ -79,8 +82,23 @@ impl<R: Read> StreamReader<R> {
             source,
             options,
             footer_seen: false,
+            metadata: Vec::new(),
             section: Vec::new(),
         })
+    }
+
+    /// The key-value pairs of the archive's metadata, as [`Archive::metadata`] gives them: they
+    /// are in the footer, at the end, so this is empty until the chunks have been read (until
+    /// [`Self::next_chunk`] gives `None`).
+    ///
+    /// [`Archive::metadata`]: super::Archive::metadata
+    pub fn metadata(&self) -> &[(String, String)] {
+        &self.metadata
+    }
+
+    /// The value stored for `key` in [`Self::metadata`], if there is one.
+    pub fn metadata_value(&self, key: &str) -> Option<&str> {
+        metadata_value(&self.metadata, key)
     }
 
     /// The rows of the next chunk, as `T`; `None` once the archive has ended after a footer. A
@@ -168,6 +186,9 @@ impl<R: Read> StreamReader<R> {
                     // The footer lists what was read already; its trailer follows it.
                     let rest = size.saturating_add(4 + TRAILER_BYTES as u64);
                     read_more(&mut self.source, &mut self.section, rest)?;
+                    if self.version >= Version::METADATA.0 {
+                        self.footer_metadata(size)?;
+                    }
                     self.footer_seen = true;
                 }
                 other => {
@@ -188,18 +209,33 @@ impl<R: Read> StreamReader<R> {
     /// Takes the schema in [`Self::section`] (a node of `size` bytes and its checksum) for the
     /// chunks after it.
     fn schema(&mut self, size: u64) -> Result<(), DecodeError> {
-        let node = &self.section[..size as usize];
-        let mut covered = vec![SCHEMA_SECTION];
-        write_varint(&mut covered, size);
-        covered.extend_from_slice(node);
-        let stored = ByteReader::new(&self.section[size as usize..]).u32_le()?;
-        if self.options.verify_checksums && crc32fast::hash(&covered) != stored {
-            return Err(corrupt(
-                "the checksum of the archive's schema section does not match",
-            ));
-        }
+        let node = self.checked_section(SCHEMA_SECTION, size, "schema section")?;
         self.tree = SchemaTree::parse(node)?;
         Ok(())
+    }
+
+    /// Takes the metadata of the footer in [`Self::section`] (a body of `size` bytes, its
+    /// checksum and the trailer).
+    fn footer_metadata(&mut self, size: u64) -> Result<(), DecodeError> {
+        let body = self.checked_section(FOOTER_SECTION, size, "footer")?;
+        self.metadata = read_footer(body, self.version)?.metadata;
+        Ok(())
+    }
+
+    /// The first `size` bytes of [`Self::section`], a section tagged `tag` whose checksum
+    /// follows them, once the checksum is checked.
+    fn checked_section(&self, tag: u8, size: u64, what: &str) -> Result<&[u8], DecodeError> {
+        let body = &self.section[..size as usize];
+        let mut covered = vec![tag];
+        write_varint(&mut covered, size);
+        covered.extend_from_slice(body);
+        let stored = ByteReader::new(&self.section[size as usize..]).u32_le()?;
+        if self.options.verify_checksums && crc32fast::hash(&covered) != stored {
+            return Err(corrupt(format!(
+                "the checksum of the archive's {what} does not match"
+            )));
+        }
+        Ok(body)
     }
 }
 

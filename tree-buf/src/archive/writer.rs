@@ -5,9 +5,10 @@ use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use super::format::{
-    write_footer, write_schema_section, write_section_head, BranchEntry, ChunkEntry, CHUNK_SECTION,
+    write_footer, write_schema_section, write_section_head, BranchEntry, ChunkEntry, Footer,
+    CHUNK_SECTION,
 };
-use super::{stats, Archive, ArchiveError, ArchiveOptions};
+use super::{set_pair, stats, Archive, ArchiveError, ArchiveOptions};
 use crate::encodings::Version;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::file::{write_head, Parts, WriteScratch, ARCHIVE};
@@ -67,8 +68,8 @@ struct Layout {
     schema: Option<Vec<u8>>,
     /// The offset of that schema's section, 0 for the header's.
     schema_offset: u64,
-    chunks: Vec<ChunkEntry>,
-    rows: u64,
+    /// What the footer will say: the chunks written, their rows, the metadata.
+    footer: Footer,
     /// The version the header declares.
     version: Version,
 }
@@ -103,15 +104,33 @@ impl<T: Encode + ?Sized> ArchiveWriter<T> {
         let file = OpenOptions::new().read(true).write(true).open(path)?;
         let archive = Archive::map(&file, options.decode.clone())?;
         let declared = archive.version;
+        let mut metadata = archive.metadata().to_vec();
+        for (key, value) in &options.metadata {
+            set_pair(&mut metadata, key.clone(), value.clone());
+        }
         let layout = Layout {
             position: archive.committed_len() as u64,
             schema: Some(archive.last_schema().to_vec()),
             schema_offset: archive.last_schema_offset(),
-            chunks: archive.entries().to_vec(),
-            rows: archive.rows(),
+            footer: Footer {
+                rows: archive.rows(),
+                chunks: archive.entries().to_vec(),
+                metadata,
+            },
             version: Version(declared),
         };
         drop(archive);
+        if !options.metadata.is_empty() && layout.version < Version::METADATA {
+            return Err(ArchiveError::Decode(DecodeError::new(
+                DecodeErrorKind::UnsupportedVersion,
+                "",
+                format!(
+                    "metadata needs format version {}; this archive declares {declared}, whose \
+                     footer has no place for it",
+                    Version::METADATA.0
+                ),
+            )));
+        }
         // The writer's encoder says which version its rows need; nothing is written yet.
         let mut writer = Self::with_options(BufWriter::new(file), options)?;
         if writer.layout.version > layout.version {
@@ -128,6 +147,8 @@ impl<T: Encode + ?Sized> ArchiveWriter<T> {
         let file = writer.sink.get_mut();
         file.set_len(layout.position)?;
         file.seek(SeekFrom::Start(layout.position))?;
+        // New chunks keep to the version the archive declared, keyed integers included.
+        writer.options.encode.settings.newest = layout.version;
         writer.layout = layout;
         Ok(writer)
     }
@@ -145,13 +166,18 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
         // The header declares version 4, or 6 for rows of a recursive type, whose chunks hold
         // recursion nodes; or for `Value` rows nested so deep that the first chunk needed them
         // (the header is written with that chunk), or 7 for a first chunk with keyed integer
-        // columns. Later chunks, appended ones included, keep to
-        // what the archive declared: no chunk uses an encoding of a later version.
+        // columns, or 8 for metadata in the footer. Later chunks, appended ones included, keep
+        // to what the archive declared: no chunk uses an encoding of a later version.
         let (encoder, recursive) = builds_recursion(|| T::Encoder::new(1));
         let version = match recursive {
             true => Version::RECURSION,
             false => Version::ARCHIVE,
         };
+        let version = match options.metadata.is_empty() {
+            true => version,
+            false => version.max(Version::METADATA),
+        };
+        let metadata = options.metadata.clone();
         // Where smaller files are preferred, the first chunk may key integer columns (version
         // 7): the header, written with it, then declares the version it used.
         options.encode.settings.newest = match options.encode.settings.key_ints {
@@ -165,7 +191,7 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
             new_encoder: Box::new(|| T::Encoder::new(1)),
             rows: 0,
             scratch: WriteScratch::default(),
-            layout: Layout::new(version),
+            layout: Layout::new(version, metadata),
         })
     }
 
@@ -190,7 +216,7 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
 
     /// The rows pushed so far, written or not.
     pub fn rows(&self) -> u64 {
-        self.layout.rows + self.rows as u64
+        self.layout.footer.rows + self.rows as u64
     }
 
     /// Writes the rows collected as a chunk, if there are any.
@@ -221,7 +247,7 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
         let layout = &self.layout;
         let out = &mut self.scratch.out;
         out.clear();
-        write_footer(out, layout.position, layout.rows, &layout.chunks);
+        write_footer(out, layout.position, &layout.footer, layout.version);
         self.sink.write_all(out)?;
         self.sink.flush()?;
         Ok(self.sink)
@@ -270,14 +296,16 @@ fn explain_depth(error: EncodeError, version: Version) -> EncodeError {
 }
 
 impl Layout {
-    /// Nothing written yet, for an archive that declares `version`.
-    fn new(version: Version) -> Self {
+    /// Nothing written yet, for an archive that declares `version` and has `metadata`.
+    fn new(version: Version, metadata: Vec<(String, String)>) -> Self {
         Layout {
             position: 0,
             schema: None,
             schema_offset: 0,
-            chunks: Vec::new(),
-            rows: 0,
+            footer: Footer {
+                metadata,
+                ..Footer::default()
+            },
             version,
         }
     }
@@ -319,7 +347,7 @@ impl Layout {
                 },
             })
             .collect();
-        self.chunks.push(ChunkEntry {
+        self.footer.chunks.push(ChunkEntry {
             offset: self.position,
             size,
             schema: self.schema_offset,
@@ -327,7 +355,7 @@ impl Layout {
             branches,
         });
         self.position += size;
-        self.rows += rows;
+        self.footer.rows += rows;
     }
 }
 

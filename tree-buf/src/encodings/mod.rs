@@ -45,9 +45,11 @@ impl Version {
     pub(crate) const RECURSION: Version = Version(6);
     /// Keyed integer streams: a column split into parts by another column's values.
     pub(crate) const KEYED_INTS: Version = Version(7);
+    /// Key-value metadata in an archive's footer.
+    pub(crate) const METADATA: Version = Version(8);
     /// The newest version, which this library reads with every earlier one: a file of an
     /// earlier version is a file of a later one that uses none of what came after.
-    pub(crate) const NEWEST: Version = Version::KEYED_INTS;
+    pub(crate) const NEWEST: Version = Version::METADATA;
 }
 
 /// The deepest level of nesting a stream may have: a branch's own stream is at level 0, and every
