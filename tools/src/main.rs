@@ -177,9 +177,9 @@ enum Command {
         #[command(flatten)]
         read: ReadArgs,
     },
-    /// Describes a file: for an archive its chunks (rows, offset, bytes) and its branches (path,
-    /// type, bytes, values, least and greatest value, nulls); for a file of one value, its size
-    /// and schema in short.
+    /// Describes a file: for an archive its metadata, its chunks (rows, offset, bytes) and its
+    /// branches (path, type, bytes, values, least and greatest value, nulls); for a file of one
+    /// value, its size and schema in short.
     Info {
         /// The tree-buf file (`-` for standard input).
         file: PathBuf,
@@ -198,7 +198,8 @@ enum Command {
     },
     /// Converts Parquet to an archive of its rows, a batch at a time: columns become fields,
     /// nulls absent fields, lists arrays, structs objects; the column types are inferred again
-    /// from the values, as for JSON (so an `Int32` column may be stored narrower or wider).
+    /// from the values, as for JSON (so an `Int32` column may be stored narrower or wider), and
+    /// the file's Arrow schema is kept in the archive's metadata for `to-parquet` and `query`.
     /// Needs the `parquet` feature (cargo install --path tools --features parquet).
     FromParquet {
         /// The Parquet file.
@@ -210,8 +211,8 @@ enum Command {
         encode: EncodeArgs,
     },
     /// Writes an archive's rows as Parquet, a row group per chunk, with the columns Arrow gives
-    /// them (enums with data become structs of one optional field per variant). Needs the
-    /// `parquet` feature.
+    /// them (enums with data become structs of one optional field per variant), or the types
+    /// `from-parquet` kept in the archive's metadata. Needs the `parquet` feature.
     ToParquet {
         /// The archive.
         file: PathBuf,
