@@ -616,6 +616,14 @@ fn a_stream_reads_from_the_start_without_the_footer() {
             Archive::from_bytes(&bytes[..cut]).is_ok_and(|archive| archive.unfinished_bytes() == 0);
         assert_eq!(end.is_ok(), ends_after_a_footer, "cut at {cut}");
     }
+    // A footer whose checksum does not match is an error in a stream as in a file, in archives
+    // of every version (this one declares a version before metadata).
+    let footer = u64::from_le_bytes(bytes[bytes.len() - 16..][..8].try_into().unwrap()) as usize;
+    let mut damaged = bytes.clone();
+    damaged[footer + 4] ^= 0x10;
+    let (rows, end) = stream_rows::<Game>(&damaged);
+    assert_eq!(rows.len(), 30);
+    assert!(end.unwrap_err().to_string().contains("checksum"));
     // A file of one value is not a stream of rows.
     assert!(StreamReader::new(encode(&vec![game(0)]).as_slice()).is_err());
 }

@@ -3,11 +3,13 @@
 
 use std::io::{ErrorKind, Read};
 
-use super::format::{read_footer, CHUNK_SECTION, FOOTER_SECTION, SCHEMA_SECTION, TRAILER_BYTES};
+use super::format::{
+    read_footer, read_section, CHUNK_SECTION, FOOTER_SECTION, SCHEMA_SECTION, TRAILER_BYTES,
+};
 use super::reader::{chunk_rows_decoder, decode_chunk_rows, metadata_value, parse_chunk};
 use super::ArchiveError;
 use crate::encodings::budget::Budget;
-use crate::encodings::bytes::{write_varint, ByteReader};
+use crate::encodings::bytes::ByteReader;
 use crate::encodings::Version;
 use crate::error::{corrupt, truncated, DecodeError, DecodeErrorKind};
 use crate::file::{Chunk, Head, ARCHIVE};
@@ -46,7 +48,7 @@ pub struct StreamReader<R: Read> {
     footer_seen: bool,
     /// The metadata of the last footer read.
     metadata: Vec<(String, String)>,
-    /// The bytes of the section being read.
+    /// The section being read, from its tag.
     section: Vec<u8>,
 }
 
@@ -62,8 +64,7 @@ impl<R: Read> StreamReader<R> {
         // The header and the schema section, assembled to be checked as a file's are.
         let mut head = vec![0u8; 6];
         source.read_exact(&mut head).map_err(cut_short)?;
-        let size = read_varint(&mut source)?;
-        write_varint(&mut head, size);
+        let size = read_varint(&mut source, &mut head)?;
         read_more(&mut source, &mut head, size.saturating_add(4))?;
         let parsed = Head::parse(&head, &options)?;
         if parsed.flags & ARCHIVE == 0 {
@@ -169,30 +170,34 @@ impl<R: Read> StreamReader<R> {
                 Err(error) if error.kind() == ErrorKind::Interrupted => continue,
                 Err(error) => return Err(error.into()),
             }
-            let size = read_varint(&mut self.source)?;
+            // The section is read whole, from its tag, and then parsed and checked as a file's.
             self.section.clear();
-            match tag[0] {
+            self.section.push(tag[0]);
+            let size = read_varint(&mut self.source, &mut self.section)?;
+            let rest = match tag[0] {
+                CHUNK_SECTION => size,
+                // A checksum follows the schema node and the footer body; a trailer, the footer.
+                SCHEMA_SECTION => size.saturating_add(4),
+                FOOTER_SECTION => size.saturating_add(4 + TRAILER_BYTES as u64),
+                other => {
+                    return Err(corrupt(format!("unknown archive section {other:#04x}")).into())
+                }
+            };
+            read_more(&mut self.source, &mut self.section, rest)?;
+            let section = read_section(&self.section, self.options.verify_checksums)?;
+            match section.tag {
                 CHUNK_SECTION => {
-                    read_more(&mut self.source, &mut self.section, size)?;
                     // A footer read before belonged to an archive appended to since.
                     self.footer_seen = false;
                     return Ok(true);
                 }
-                SCHEMA_SECTION => {
-                    read_more(&mut self.source, &mut self.section, size.saturating_add(4))?;
-                    self.schema(size)?;
-                }
-                FOOTER_SECTION => {
-                    // The footer lists what was read already; its trailer follows it.
-                    let rest = size.saturating_add(4 + TRAILER_BYTES as u64);
-                    read_more(&mut self.source, &mut self.section, rest)?;
+                SCHEMA_SECTION => self.tree = SchemaTree::parse(section.body)?,
+                _ => {
+                    // The footer lists what was read already, and the metadata.
                     if self.version >= Version::METADATA.0 {
-                        self.footer_metadata(size)?;
+                        self.metadata = read_footer(section.body, self.version)?.metadata;
                     }
                     self.footer_seen = true;
-                }
-                other => {
-                    return Err(corrupt(format!("unknown archive section {other:#04x}")).into())
                 }
             }
         }
@@ -200,42 +205,11 @@ impl<R: Read> StreamReader<R> {
 
     /// The chunk in [`Self::section`], its checksums checked, and the budget to decode it under.
     fn chunk_in_section(&self) -> Result<(Chunk<'_>, Budget), DecodeError> {
-        let chunk = parse_chunk(&self.section, self.tree.branch_count(), &self.options)?;
+        let body = read_section(&self.section, false)?.body;
+        let chunk = parse_chunk(body, self.tree.branch_count(), &self.options)?;
         chunk.verify_data(&self.options)?;
-        let budget = Budget::for_version(self.options.budget_for(self.section.len()), self.version);
+        let budget = Budget::for_version(self.options.budget_for(body.len()), self.version);
         Ok((chunk, budget))
-    }
-
-    /// Takes the schema in [`Self::section`] (a node of `size` bytes and its checksum) for the
-    /// chunks after it.
-    fn schema(&mut self, size: u64) -> Result<(), DecodeError> {
-        let node = self.checked_section(SCHEMA_SECTION, size, "schema section")?;
-        self.tree = SchemaTree::parse(node)?;
-        Ok(())
-    }
-
-    /// Takes the metadata of the footer in [`Self::section`] (a body of `size` bytes, its
-    /// checksum and the trailer).
-    fn footer_metadata(&mut self, size: u64) -> Result<(), DecodeError> {
-        let body = self.checked_section(FOOTER_SECTION, size, "footer")?;
-        self.metadata = read_footer(body, self.version)?.metadata;
-        Ok(())
-    }
-
-    /// The first `size` bytes of [`Self::section`], a section tagged `tag` whose checksum
-    /// follows them, once the checksum is checked.
-    fn checked_section(&self, tag: u8, size: u64, what: &str) -> Result<&[u8], DecodeError> {
-        let body = &self.section[..size as usize];
-        let mut covered = vec![tag];
-        write_varint(&mut covered, size);
-        covered.extend_from_slice(body);
-        let stored = ByteReader::new(&self.section[size as usize..]).u32_le()?;
-        if self.options.verify_checksums && crc32fast::hash(&covered) != stored {
-            return Err(corrupt(format!(
-                "the checksum of the archive's {what} does not match"
-            )));
-        }
-        Ok(body)
     }
 }
 
@@ -261,15 +235,15 @@ impl<'s, T: Decode<'s>> Iterator for ChunkRows<'s, T> {
 
 impl<'s, T: Decode<'s>> ExactSizeIterator for ChunkRows<'s, T> {}
 
-/// Reads a varint a byte at a time.
-fn read_varint(source: &mut impl Read) -> Result<u64, ArchiveError> {
-    let mut bytes = Vec::with_capacity(10);
+/// Reads a varint a byte at a time, and appends its bytes to `out`.
+fn read_varint(source: &mut impl Read, out: &mut Vec<u8>) -> Result<u64, ArchiveError> {
+    let start = out.len();
     loop {
         let mut byte = [0u8; 1];
         source.read_exact(&mut byte).map_err(cut_short)?;
-        bytes.push(byte[0]);
-        if byte[0] & 0x80 == 0 || bytes.len() == 10 {
-            return Ok(ByteReader::new(&bytes).varint()?);
+        out.push(byte[0]);
+        if byte[0] & 0x80 == 0 || out.len() - start == 10 {
+            return Ok(ByteReader::new(&out[start..]).varint()?);
         }
     }
 }
