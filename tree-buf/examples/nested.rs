@@ -12,13 +12,9 @@ use std::collections::BTreeMap;
 
 use tree_buf::prelude::*;
 
-/// A type and a value of it, each nested once per token after the `;`: `Vec` in `Vec`.
-macro_rules! nested {
-    (type $inner:ty;) => { $inner };
-    (type $inner:ty; $_level:tt $($levels:tt)*) => { nested!(type Vec<$inner>; $($levels)*) };
-    (value $inner:expr;) => { $inner };
-    (value $inner:expr; $_level:tt $($levels:tt)*) => { nested!(value vec![$inner]; $($levels)*) };
-}
+#[macro_use]
+#[path = "../tests/support/nested.rs"]
+mod nested_types;
 
 /// 32 levels.
 macro_rules! deep {

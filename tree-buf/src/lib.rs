@@ -63,7 +63,8 @@
 // `unsafe` is allowed only where it is done, each with its reason: memory-mapping an archive,
 // filling a vector in place from several threads (`parallel::fill_parts`), advising the kernel
 // to back large vectors with huge pages (`memory`), counting the values a Huffman decoder wrote
-// in place as a vector's own (`encodings::int::huffman`), and the addresses
+// in place as a vector's own (`encodings::int::huffman`), reading the slots a set of distinct
+// values has written (`encodings::int::distinct`), and the addresses
 // through which recursive types' encoders and decoders share values (`types::recursion`).
 #![deny(unsafe_code)]
 

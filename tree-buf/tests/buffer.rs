@@ -1,7 +1,7 @@
 //! `Buffer` writes exactly the bytes of the free functions, whatever it encoded before, and
 //! decodes what they decode.
 
-// `nested!` below nests a type and a value once per token it is given.
+// `nested!` (in `support/nested.rs`) nests a type and a value once per token it is given.
 #![recursion_limit = "1024"]
 
 use std::collections::HashMap;
@@ -11,6 +11,10 @@ use tree_buf::{
     decode, encode_with_options, Buffer, Decode, DecodeErrorKind, DecodeOptions, DecodeOwned,
     Encode, EncodeErrorKind, EncodeOptions, Preference, Value,
 };
+
+#[macro_use]
+#[path = "support/nested.rs"]
+mod nested_types;
 
 #[derive(Encode, Decode, Debug, PartialEq, Clone)]
 struct Reading {
@@ -114,14 +118,6 @@ fn a_value_after_a_larger_one_gets_its_own_bytes() {
         // A value of another shape, with fewer branches than the buffer has kept.
         same_bytes(&mut buffer, &vec![n as u32; n % 7]);
     }
-}
-
-/// A type, or a value of it, nested once per token after the `;`: `Vec` in `Vec`.
-macro_rules! nested {
-    (type $inner:ty;) => { $inner };
-    (type $inner:ty; $_level:tt $($levels:tt)*) => { nested!(type Vec<$inner>; $($levels)*) };
-    (value $inner:expr;) => { $inner };
-    (value $inner:expr; $_level:tt $($levels:tt)*) => { nested!(value vec![$inner]; $($levels)*) };
 }
 
 /// A type whose schema nests past [`tree_buf::MAX_DEPTH`]: 260 levels of `Vec`.

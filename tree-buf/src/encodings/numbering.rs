@@ -61,11 +61,6 @@ impl<K: Key> Numbering<K> {
         }
     }
 
-    /// The number of distinct values seen.
-    pub(crate) fn len(&self) -> usize {
-        self.values.len()
-    }
-
     /// The number of `value`, a new one if it has not been seen.
     #[inline(always)]
     pub(crate) fn number(&mut self, value: K) -> u32 {
@@ -128,7 +123,7 @@ mod tests {
             let expected = *reference.entry(value).or_insert(next);
             assert_eq!(numbering.number(value), expected);
         }
-        assert_eq!(numbering.len(), reference.len());
+        assert_eq!(numbering.into_values().len(), reference.len());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! gives it a number (a dictionary index, a Huffman symbol), which then stands for every position
 //! where the value occurs. An encoding stage of its own, not a stream: it has no wire grammar.
 
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 use super::{bit_width, Word};
@@ -38,6 +39,83 @@ pub(super) fn dense_slots<W: Word>(len: usize, min: W, max: W) -> Option<usize> 
         .then(|| range.low_u64() as usize + 1)
 }
 
+/// Counts the distinct values it is shown, up to a limit: what choosing a dictionary asks, and
+/// asks of most columns, several times (each of its candidate transforms). An open-addressing
+/// set that keeps the values in its slots and which slots are taken in a bitset, so that a new
+/// counter clears a bit a slot, not a word: on short columns clearing the table cost as much as
+/// counting.
+pub(super) struct DistinctCounter<W> {
+    values: Vec<MaybeUninit<W>>,
+    /// Bit `s % 64` of word `s / 64` is set once slot `s` holds a value.
+    taken: Vec<u64>,
+    /// The bits of the table's size.
+    bits: u32,
+    count: usize,
+    /// The most values it counts: past them it stops.
+    capacity: usize,
+}
+
+impl<W: Word> DistinctCounter<W> {
+    /// A counter of up to `capacity` distinct values.
+    pub(super) fn new(capacity: usize) -> Self {
+        // At most half full, so that a search meets an empty slot soon.
+        let slots = (2 * (capacity + 1)).max(64).next_power_of_two();
+        let mut values = Vec::with_capacity(slots);
+        values.resize_with(slots, MaybeUninit::uninit);
+        DistinctCounter {
+            values,
+            taken: vec![0; slots / 64],
+            bits: slots.trailing_zeros(),
+            count: 0,
+            capacity,
+        }
+    }
+
+    /// The number of distinct values added.
+    pub(super) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Adds `values` in turn and says whether at most `limit` distinct values have been added,
+    /// stopping at the first past it (and past the capacity, which it takes as the limit when
+    /// less). One loop over the values with the table's state in locals, which a closure called
+    /// per value kept in memory.
+    #[allow(unsafe_code)]
+    pub(super) fn add_all(&mut self, values: &[W], limit: usize) -> bool {
+        let limit = limit.min(self.capacity);
+        if self.count > limit {
+            return false;
+        }
+        let mask = self.values.len() - 1;
+        let shift = u64::BITS - self.bits;
+        let mut count = self.count;
+        let (taken, slots) = (&mut self.taken[..], &mut self.values[..]);
+        for &value in values {
+            let mut slot = (value.hash() >> shift) as usize;
+            loop {
+                let (word, bit) = (slot / 64, 1u64 << (slot % 64));
+                if taken[word] & bit == 0 {
+                    taken[word] |= bit;
+                    slots[slot] = MaybeUninit::new(value);
+                    count += 1;
+                    break;
+                }
+                // SAFETY: a slot is written when its bit is set, and bits are only ever set.
+                if unsafe { slots[slot].assume_init() } == value {
+                    break;
+                }
+                slot = (slot + 1) & mask;
+            }
+            if count > limit {
+                self.count = count;
+                return false;
+            }
+        }
+        self.count = count;
+        true
+    }
+}
+
 impl<W: Word> Distinct<W> {
     /// The distinct values of `values` (all within `min..=max`) and their counts, or `None` once
     /// more than `limit` are distinct.
@@ -50,14 +128,45 @@ impl<W: Word> Distinct<W> {
             let within = limit >= slots.len() || slots.iter().filter(|&&n| n > 0).count() <= limit;
             return within.then_some(Distinct::Dense { min, slots });
         }
-        // Values near the smallest (the narrow bulk of a column with a few wide values, such as
-        // the residuals of noisy decimals) are numbered through an array indexed by value, the
-        // rest by hash; both in one order of first appearance, as one numbering would.
-        // A short column is hashed whole: clearing the array would cost more than it spares.
-        let near = match values.len() >= NEAR_MIN_VALUES {
-            true => (DENSE_PER_VALUE * values.len()).min(1 << DENSE_BITS),
-            false => 0,
+        let (at, distinct) = match values.len() >= NEAR_MIN_VALUES {
+            true => Self::number_near_and_far(values, min, limit)?,
+            // A short column is hashed whole: clearing an array for the values near the
+            // smallest would cost more than it spares.
+            false => Self::number(values, limit)?,
         };
+        let mut slots = vec![0u64; distinct.len()];
+        for &slot in at.iter() {
+            slots[slot as usize] += 1;
+        }
+        Some(Distinct::Hashed {
+            values: distinct,
+            slots,
+            at,
+        })
+    }
+
+    /// The number of each of `values` in order of first appearance, and the values so numbered,
+    /// unless more than `limit` are distinct.
+    fn number(values: &[W], limit: usize) -> Option<(Scratch<u32>, Vec<W>)> {
+        let mut numbering = Numbering::with_capacity(values.len().min(RESERVED));
+        let mut at = Scratch::with_capacity(values.len());
+        for &value in values {
+            let number = numbering.number(value);
+            // Numbers are given in turn: the first past the limit is new.
+            if number as usize >= limit {
+                return None;
+            }
+            at.push(number);
+        }
+        Some((at, numbering.into_values()))
+    }
+
+    /// [`Self::number`] for a long column: values near the smallest (the narrow bulk of a column
+    /// with a few wide values, such as the residuals of noisy decimals) are numbered through an
+    /// array indexed by value, the rest by hash; both in one order of first appearance, as one
+    /// numbering would.
+    fn number_near_and_far(values: &[W], min: W, limit: usize) -> Option<(Scratch<u32>, Vec<W>)> {
+        let near = (DENSE_PER_VALUE * values.len()).min(1 << DENSE_BITS);
         let near_limit = W::from_u64(near as u64);
         let mut near_slots = vec![u32::MAX; near];
         let reserved = values.len().min(RESERVED);
@@ -91,15 +200,7 @@ impl<W: Word> Distinct<W> {
         for (value, &slot) in far.into_values().into_iter().zip(&far_slots) {
             distinct[slot as usize] = value;
         }
-        let mut slots = vec![0u64; distinct.len()];
-        for &slot in at.iter() {
-            slots[slot as usize] += 1;
-        }
-        Some(Distinct::Hashed {
-            values: distinct,
-            slots,
-            at,
-        })
+        Some((at, distinct))
     }
 
     /// Each distinct value as (slot, value, count), ascending by value for a dense set and in
@@ -186,6 +287,39 @@ mod tests {
         check(counted(&wide), &wide, false);
         let widened: Vec<u64> = extremes.iter().map(|&v| u64::from(v)).collect();
         check(counted(&extremes), &widened, true);
+    }
+
+    #[test]
+    fn the_counter_agrees_with_a_hash_set_up_to_its_limit() {
+        let mut next = crate::encodings::xorshift(0x9e37_79b9_7f4a_7c15);
+        for (len, spread, limit) in [
+            (0, 9, 0),
+            (300, 7, 0),
+            (300, 50, 49),
+            (300, 50, 50),
+            (5000, 1 << 40, 700),
+            (5000, 3000, 10_000),
+        ] {
+            let values: Vec<u64> = (0..len).map(|_| next() % spread).collect();
+            let distinct = values
+                .iter()
+                .collect::<std::collections::HashSet<_>>()
+                .len();
+            // Whole, and in two parts with a smaller limit for the first, as columns are counted.
+            let mut counter = DistinctCounter::new(limit);
+            assert_eq!(counter.add_all(&values, limit), distinct <= limit);
+            assert_eq!(counter.count(), distinct.min(limit + 1));
+            let (first, rest) = values.split_at(len / 3);
+            let first_distinct = first.iter().collect::<std::collections::HashSet<_>>().len();
+            let mut counter = DistinctCounter::new(limit);
+            let within = counter.add_all(first, limit / 2) && counter.add_all(rest, limit);
+            assert_eq!(within, first_distinct <= limit / 2 && distinct <= limit);
+        }
+        // Words of every width, and a capacity below the limit asked.
+        let mut counter = DistinctCounter::new(3);
+        assert!(counter.add_all(&[1u128 << 100, 3, 1 << 100, u128::MAX, 3], 10));
+        assert_eq!(counter.count(), 3);
+        assert!(!counter.add_all(&[0], 10));
     }
 
     #[test]

@@ -21,7 +21,6 @@ use super::{
     varint, Word,
 };
 use crate::encodings::bytes::write_prefixed;
-use crate::encodings::numbering::Numbering;
 use crate::encodings::scratch::Scratch;
 use crate::encodings::{zstd, Settings, Version};
 
@@ -154,6 +153,16 @@ impl<W: Word> Profile<W> {
         let width = bit_width(value) as usize;
         self.varint_bytes += usize::from(VARINT_BYTES[width]);
         self.simple16_centibits += SIMPLE16_CENTIBITS[width] as usize;
+    }
+
+    /// The profile of `count` copies of the values profiled.
+    fn times(self, count: usize) -> Self {
+        Profile {
+            len: self.len * count,
+            varint_bytes: self.varint_bytes * count,
+            simple16_centibits: self.simple16_centibits * count,
+            ..self
+        }
     }
 
     fn fixed_size(&self) -> usize {
@@ -303,27 +312,32 @@ fn encode_choice<W: Word>(
 ) -> Version {
     #[cfg(test)]
     CHOICES.with(|choices| choices.set(choices.get() + 1));
+    if encode_if_zeros(values, out) {
+        return Version::FIRST;
+    }
     let sample = sample(values, group.unwrap_or(1));
     let profiles = Profiles::of(&sample, chain);
     // A sample that is the whole column profiles it exactly.
     let exact = matches!(sample, Cow::Borrowed(_)).then_some(profiles.values);
-    if encode_if_zeros(values, &profiles.values, out) {
-        return Version::FIRST;
-    }
     let transform = choose_transform(values, &sample, &profiles, group, settings, chain);
     encode_chosen(values, transform, exact, settings, chain, out)
 }
 
 /// Encodes a column of zeros as fixed width 0, which nothing beats (but a varint stream of no
-/// values), and says whether it did: a sample of zeros (profiled as `sample`) only suggests
-/// one, so the column is checked (up to its first other value).
-fn encode_if_zeros<W: Word>(values: &[W], sample: &Profile<W>, out: &mut Vec<u8>) -> bool {
-    let zeros = !values.is_empty() && sample.max == W::ZERO;
-    if zeros && values.iter().all(|&v| v == W::ZERO) {
-        fixed::encode(values, W::ZERO, out);
-        return true;
+/// values), and says whether it did. Such columns are common (the residuals of exact decimals,
+/// the indices of a dictionary of one value) and are told before anything is profiled: any
+/// other column is told by its first value that is not 0, mostly its first.
+fn encode_if_zeros<W: Word>(values: &[W], out: &mut Vec<u8>) -> bool {
+    if !all_zeros(values) {
+        return false;
     }
-    false
+    fixed::encode(values, W::ZERO, out);
+    true
+}
+
+/// Whether `values` are some zeros and nothing else.
+fn all_zeros<W: Word>(values: &[W]) -> bool {
+    values.first() == Some(&W::ZERO) && values.iter().all(|&v| v == W::ZERO)
 }
 
 /// Encodes `values` with `transform`, or with the best leaf codec when there is none; `exact`
@@ -452,6 +466,15 @@ pub(crate) struct Estimate<W> {
 /// estimate at or above `bound` only says so, and its cascade may not be the cheapest: the caller
 /// has a cheaper way already, and counting the values' distinct ones stops sooner.
 pub(crate) fn estimate<W: Word>(values: &[W], settings: &Settings, bound: usize) -> Estimate<W> {
+    if all_zeros(values) {
+        // What `encode_if_zeros` writes; the profile is what a pass would find.
+        return Estimate {
+            size: fixed::size(values.len(), W::ZERO),
+            transform: None,
+            profile: Profile::of(&[W::ZERO]).times(values.len()),
+            whole: true,
+        };
+    }
     let sample = sample(values, 1);
     let profiles = Profiles::of(&sample, Chain::default());
     let (transform, size) = cheapest(
@@ -485,7 +508,7 @@ impl<W: Word> Estimate<W> {
         }
         #[cfg(test)]
         CHOICES.with(|choices| choices.set(choices.get() + 1));
-        if encode_if_zeros(values, &self.profile, out) {
+        if encode_if_zeros(values, out) {
             return Version::FIRST;
         }
         let exact = self.whole.then_some(self.profile);
@@ -633,11 +656,8 @@ fn count_distinct<W: Word>(values: &[W], min: W, max: W, limit: usize) -> Option
             })
         }
         None => {
-            let mut seen = Numbering::with_capacity(limit.min(values.len()));
-            count_within(prefix, rest, prefix_limit, limit, |value| {
-                seen.number(value);
-                seen.len()
-            })
+            let mut seen = distinct::DistinctCounter::new(limit.min(values.len()));
+            (seen.add_all(prefix, prefix_limit) && seen.add_all(rest, limit)).then(|| seen.count())
         }
     }
 }
