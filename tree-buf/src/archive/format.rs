@@ -185,14 +185,23 @@ pub(crate) struct Section<'a> {
     pub(crate) len: usize,
 }
 
+/// The bytes a section tagged `tag` holds after its body: the checksum of a schema node or a
+/// footer body, and a footer's trailer. An unknown tag is an error.
+pub(crate) fn bytes_after_body(tag: u8) -> Result<u64, DecodeError> {
+    match tag {
+        CHUNK_SECTION => Ok(0),
+        SCHEMA_SECTION => Ok(4),
+        FOOTER_SECTION => Ok(4 + TRAILER_BYTES as u64),
+        other => Err(corrupt(format!("unknown archive section {other:#04x}"))),
+    }
+}
+
 /// Reads the section at the start of `bytes`, checking the checksums of schema and footer
 /// sections (a chunk's are checked when it is read).
 pub(crate) fn read_section(bytes: &[u8], verify: bool) -> Result<Section<'_>, DecodeError> {
     let mut reader = ByteReader::new(bytes);
     let tag = reader.u8()?;
-    if !matches!(tag, CHUNK_SECTION | SCHEMA_SECTION | FOOTER_SECTION) {
-        return Err(corrupt(format!("unknown archive section {tag:#04x}")));
-    }
+    bytes_after_body(tag)?;
     let body = reader.prefixed()?;
     if tag != CHUNK_SECTION {
         let covered = &bytes[..bytes.len() - reader.remaining()];

@@ -3,15 +3,13 @@
 
 use std::io::{ErrorKind, Read};
 
-use super::format::{
-    read_footer, read_section, CHUNK_SECTION, FOOTER_SECTION, SCHEMA_SECTION, TRAILER_BYTES,
-};
+use super::format::{bytes_after_body, read_footer, read_section, CHUNK_SECTION, SCHEMA_SECTION};
 use super::reader::{chunk_rows_decoder, decode_chunk_rows, metadata_value, parse_chunk};
 use super::ArchiveError;
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::ByteReader;
 use crate::encodings::Version;
-use crate::error::{corrupt, truncated, DecodeError, DecodeErrorKind};
+use crate::error::{truncated, DecodeError, DecodeErrorKind};
 use crate::file::{Chunk, Head, ARCHIVE};
 use crate::options::DecodeOptions;
 use crate::schema::SchemaTree;
@@ -174,15 +172,7 @@ impl<R: Read> StreamReader<R> {
             self.section.clear();
             self.section.push(tag[0]);
             let size = read_varint(&mut self.source, &mut self.section)?;
-            let rest = match tag[0] {
-                CHUNK_SECTION => size,
-                // A checksum follows the schema node and the footer body; a trailer, the footer.
-                SCHEMA_SECTION => size.saturating_add(4),
-                FOOTER_SECTION => size.saturating_add(4 + TRAILER_BYTES as u64),
-                other => {
-                    return Err(corrupt(format!("unknown archive section {other:#04x}")).into())
-                }
-            };
+            let rest = size.saturating_add(bytes_after_body(tag[0])?);
             read_more(&mut self.source, &mut self.section, rest)?;
             let section = read_section(&self.section, self.options.verify_checksums)?;
             match section.tag {
