@@ -133,11 +133,11 @@ impl<T> Names<T> {
         names: &'static [&'static str],
         make: impl FnOnce() -> Result<T, DecodeError>,
     ) -> Result<&T, DecodeError> {
-        let made = match self.made.take() {
-            Some((of, made)) if std::ptr::eq(of, names) => made,
-            _ => make()?,
-        };
-        Ok(&self.made.insert((names, made)).1)
+        if !matches!(&self.made, Some((of, _)) if std::ptr::eq(*of, names)) {
+            self.made = Some((names, make()?));
+        }
+        let (_, made) = (self.made.as_ref()).unwrap_or_else(|| unreachable!("made above"));
+        Ok(made)
     }
 }
 
@@ -436,27 +436,55 @@ impl<'s, 't, 'a> At<'s, 't, 'a> {
     }
 
     /// Runs `read` on the built slot, naming the node in an error that has no path yet.
+    #[inline]
     fn read<R>(
         self,
         read: impl FnOnce(&mut Built<'t, 'a>, &mut DecodeContext<'a>) -> Result<R, DecodeError>,
     ) -> Result<R, DecodeError> {
         let At { slot, ctx } = self;
         let node = slot.node;
-        let depth = slot.depth;
-        let built = slot.built(ctx)?;
         // Only a value that holds others recurses, and only as deep as the slots nest: the stack
         // is looked at every few levels, which leaves each level a generous share of the red zone.
-        let result = if built.holds_values() && depth % STACK_CHECK_LEVELS == 0 {
+        let checks_stack = slot.depth.is_multiple_of(STACK_CHECK_LEVELS);
+        let result = match &mut slot.built {
+            // Most values are of a slot built already, and most need no look at the stack.
+            Some(built) if !(checks_stack && built.holds_values()) => read(built, ctx),
+            _ => At::read_first_or_deeper(slot, ctx, read),
+        };
+        result.map_err(|e| e.at_path_if_unset(|| node.path()))
+    }
+
+    /// [`Self::read`] of a slot not built yet, or of a value that may recurse at a level where
+    /// the stack is looked at.
+    #[cold]
+    #[inline(never)]
+    fn read_first_or_deeper<R>(
+        slot: &mut Slot<'t, 'a>,
+        ctx: &mut DecodeContext<'a>,
+        read: impl FnOnce(&mut Built<'t, 'a>, &mut DecodeContext<'a>) -> Result<R, DecodeError>,
+    ) -> Result<R, DecodeError> {
+        let checks_stack = slot.depth.is_multiple_of(STACK_CHECK_LEVELS);
+        let built = slot.built(ctx)?;
+        if checks_stack && built.holds_values() {
             crate::stack::deeper(|| read(built, ctx))
         } else {
             read(built, ctx)
-        };
-        result.map_err(|e| e.at_path_if_unset(|| node.path()))
+        }
     }
 
     /// The reader of the next value itself: for a union, of the member that holds it.
     #[inline]
     fn member(self) -> Result<Self, DecodeError> {
+        match &self.slot.built {
+            Some(Built::Enum { tagged: false, .. }) | None => self.member_of_union_or_unbuilt(),
+            Some(_) => Ok(self),
+        }
+    }
+
+    /// [`Self::member`] of a slot not built yet, or of a union.
+    #[cold]
+    #[inline(never)]
+    fn member_of_union_or_unbuilt(self) -> Result<Self, DecodeError> {
         let At { slot, ctx } = self;
         if matches!(slot.built(ctx)?, Built::Enum { tagged: false, .. }) {
             At { slot, ctx }.union_member()
@@ -593,6 +621,27 @@ macro_rules! forward_to_any {
     )*};
 }
 
+macro_rules! primitive_first {
+    ($($method:ident),* $(,)?) => {$(
+        #[inline]
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+            next_value(self.slot, self.ctx, VisitWith(visitor))
+        }
+    )*};
+}
+
+/// A visitor as a seed that asks for any value.
+struct VisitWith<V>(V);
+
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for VisitWith<V> {
+    type Value = V::Value;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
+        deserializer.deserialize_any(self.0)
+    }
+}
+
 impl<'de, 'a: 'de> Deserializer<'de> for At<'_, '_, 'a> {
     type Error = DecodeError;
 
@@ -600,12 +649,30 @@ impl<'de, 'a: 'de> Deserializer<'de> for At<'_, '_, 'a> {
         self.read(|built, ctx| visit_any(built, ctx, visitor))
     }
 
-    forward_to_any! {
+    // A type that asks for a number or boolean mostly finds a leaf of them: its value goes
+    // straight to the visitor, as a sequence's items do.
+    primitive_first! {
         deserialize_bool, deserialize_u8, deserialize_u16, deserialize_u32, deserialize_u64,
-        deserialize_u128, deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64,
-        deserialize_i128, deserialize_f32, deserialize_f64, deserialize_char, deserialize_str,
-        deserialize_string, deserialize_seq, deserialize_map, deserialize_identifier,
-        deserialize_ignored_any,
+        deserialize_i8, deserialize_i16, deserialize_i32, deserialize_i64, deserialize_f32,
+        deserialize_f64,
+    }
+
+    forward_to_any! {
+        deserialize_u128, deserialize_i128, deserialize_char, deserialize_seq, deserialize_map,
+        deserialize_identifier, deserialize_ignored_any,
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        // Mostly a leaf of strings, built already.
+        if let Some(Built::Str(texts)) = &mut self.slot.built {
+            let node = self.slot.node;
+            return (texts.column().visit(visitor)).map_err(|e| e.at_path_if_unset(|| node.path()));
+        }
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.deserialize_str(visitor)
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
@@ -739,6 +806,7 @@ impl<'de, 'a: 'de> Deserializer<'de> for At<'_, '_, 'a> {
         })
     }
 
+    #[inline]
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         name: &'static str,
@@ -1089,15 +1157,29 @@ impl<'de, 'a: 'de> de::MapAccess<'de> for Variant<'_, '_, 'a, '_> {
     }
 }
 
-impl<'de, 'a: 'de> de::VariantAccess<'de> for At<'_, '_, 'a> {
-    type Error = DecodeError;
-
-    fn unit_variant(self) -> Result<(), DecodeError> {
-        // Most unit variants are unit nodes, which hold nothing to read.
+impl<'a> At<'_, '_, 'a> {
+    /// [`de::VariantAccess::unit_variant`] of a variant not read before, or one the file gives
+    /// values.
+    #[cold]
+    #[inline(never)]
+    fn unit_variant_read(self) -> Result<(), DecodeError> {
         if matches!(self.slot.built(self.ctx)?, Built::Null) {
             return Ok(());
         }
         de::Deserialize::deserialize(self)
+    }
+}
+
+impl<'de, 'a: 'de> de::VariantAccess<'de> for At<'_, '_, 'a> {
+    type Error = DecodeError;
+
+    #[inline]
+    fn unit_variant(self) -> Result<(), DecodeError> {
+        // Most unit variants are unit nodes, which hold nothing to read.
+        if matches!(self.slot.built, Some(Built::Null)) {
+            return Ok(());
+        }
+        self.unit_variant_read()
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(

@@ -464,6 +464,7 @@ fn canonical_names<'n>(
 /// Pushes a primitive value of the given kind.
 macro_rules! primitive {
     ($($method:ident($t:ty) => $kind:ident),* $(,)?) => {$(
+        #[inline]
         fn $method(self, value: $t) -> Result<(), EncodeError> {
             match self.take(Kind::of(NodeType::$kind))? {
                 Node::$kind(encoder) => encoder.push(&value),
@@ -502,6 +503,7 @@ impl<'p> ser::Serializer for &'p mut Place {
         serialize_char(char) => Char,
     }
 
+    #[inline]
     fn serialize_str(self, value: &str) -> Result<(), EncodeError> {
         match self.take(Kind::of(NodeType::Str))? {
             Node::Str(encoder) => encoder.push(value),
@@ -540,6 +542,7 @@ impl<'p> ser::Serializer for &'p mut Place {
         self.serialize_unit()
     }
 
+    #[inline]
     fn serialize_unit_variant(
         self,
         _name: &'static str,
@@ -695,6 +698,7 @@ fn name(name: &str) -> Segment {
 impl Place {
     /// Counts an enum value of variant `variant` (index `index` in its type), and gives the
     /// place of that variant's content.
+    #[inline]
     fn variant(&mut self, index: u32, variant: &'static str) -> Result<&mut Place, EncodeError> {
         let depth = self.depth;
         let Node::Enum(node) = self.take(Kind::of(NodeType::Enum))? else {
@@ -813,6 +817,7 @@ macro_rules! compound {
             type Ok = ();
             type Error = EncodeError;
 
+            #[inline]
             fn $add<T: ?Sized + Serialize>(
                 &mut self,
                 $($key: $key_type,)?
@@ -870,7 +875,35 @@ pub(super) struct Fields<'p> {
 }
 
 impl Fields<'_> {
+    #[inline]
     fn field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), EncodeError> {
+        let node = &mut *self.node;
+        let record = node.records;
+        // Mostly the field after the last one given, which every struct before had.
+        match node.fields.get_mut(node.next) {
+            Some(field)
+                if same_name(field.name, key)
+                    && field.seen_in != record + 1
+                    && field.presence.is_none() =>
+            {
+                node.next += 1;
+                node.given += 1;
+                field.seen_in = record + 1;
+                let variant = self.variant;
+                (value.serialize(&mut field.place))
+                    .map_err(|e| within_variant(variant, e.within(name(key))))
+            }
+            _ => self.any_field(key, value),
+        }
+    }
+
+    /// [`Self::field`] of a field out of order, new, given twice, or that structs before lacked.
+    #[inline(never)]
+    fn any_field<T: ?Sized + Serialize>(
         &mut self,
         key: &'static str,
         value: &T,
