@@ -424,6 +424,14 @@ impl<'de, 'a: 'de> de::SeqAccess<'de> for Rows<'_, 'a> {
 /// How many levels of slots apart the stack left is checked.
 const STACK_CHECK_LEVELS: usize = 4;
 
+/// Whether reading a value of `built`, a slot `depth` levels deep, looks at the stack first.
+/// Only a value that holds others recurses, and only as deep as the slots nest: the stack is
+/// looked at every few levels, which leaves each level a generous share of the red zone.
+#[inline]
+fn checks_stack(depth: usize, built: &Built<'_, '_>) -> bool {
+    depth.is_multiple_of(STACK_CHECK_LEVELS) && built.holds_values()
+}
+
 /// Reads the next value of a slot: the `Deserializer` a type's `Deserialize` is given.
 pub(super) struct At<'s, 't, 'a> {
     slot: &'s mut Slot<'t, 'a>,
@@ -443,12 +451,10 @@ impl<'s, 't, 'a> At<'s, 't, 'a> {
     ) -> Result<R, DecodeError> {
         let At { slot, ctx } = self;
         let node = slot.node;
-        // Only a value that holds others recurses, and only as deep as the slots nest: the stack
-        // is looked at every few levels, which leaves each level a generous share of the red zone.
-        let checks_stack = slot.depth.is_multiple_of(STACK_CHECK_LEVELS);
+        let depth = slot.depth;
         let result = match &mut slot.built {
             // Most values are of a slot built already, and most need no look at the stack.
-            Some(built) if !(checks_stack && built.holds_values()) => read(built, ctx),
+            Some(built) if !checks_stack(depth, built) => read(built, ctx),
             _ => At::read_first_or_deeper(slot, ctx, read),
         };
         result.map_err(|e| e.at_path_if_unset(|| node.path()))
@@ -463,9 +469,9 @@ impl<'s, 't, 'a> At<'s, 't, 'a> {
         ctx: &mut DecodeContext<'a>,
         read: impl FnOnce(&mut Built<'t, 'a>, &mut DecodeContext<'a>) -> Result<R, DecodeError>,
     ) -> Result<R, DecodeError> {
-        let checks_stack = slot.depth.is_multiple_of(STACK_CHECK_LEVELS);
+        let depth = slot.depth;
         let built = slot.built(ctx)?;
-        if checks_stack && built.holds_values() {
+        if checks_stack(depth, built) {
             crate::stack::deeper(|| read(built, ctx))
         } else {
             read(built, ctx)

@@ -116,6 +116,27 @@ struct Field {
     seen_in: usize,
 }
 
+impl Struct {
+    /// The index of field `key`, found out of order, or added if no struct before had it.
+    #[inline(never)]
+    fn find_or_add(&mut self, key: &'static str) -> usize {
+        match (self.fields.iter()).position(|field| same_name(field.name, key)) {
+            Some(index) => index,
+            None => {
+                // The structs before this one lacked the field.
+                let record = self.records;
+                self.fields.push(Field {
+                    name: key,
+                    place: Place::new(self.depth),
+                    presence: (record > 0).then(|| vec![false; record]),
+                    seen_in: 0,
+                });
+                self.fields.len() - 1
+            }
+        }
+    }
+}
+
 /// The variants of the enums at a place, in the order they were first seen.
 #[derive(Debug, Default)]
 struct Enum {
@@ -883,64 +904,25 @@ impl Fields<'_> {
     ) -> Result<(), EncodeError> {
         let node = &mut *self.node;
         let record = node.records;
-        // Mostly the field after the last one given, which every struct before had.
-        match node.fields.get_mut(node.next) {
-            Some(field)
-                if same_name(field.name, key)
-                    && field.seen_in != record + 1
-                    && field.presence.is_none() =>
-            {
-                node.next += 1;
-                node.given += 1;
-                field.seen_in = record + 1;
-                let variant = self.variant;
-                (value.serialize(&mut field.place))
-                    .map_err(|e| within_variant(variant, e.within(name(key))))
-            }
-            _ => self.any_field(key, value),
-        }
-    }
-
-    /// [`Self::field`] of a field out of order, new, given twice, or that structs before lacked.
-    #[inline(never)]
-    fn any_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), EncodeError> {
-        let node = &mut *self.node;
-        let record = node.records;
+        // Mostly the field after the last one given: fields come in the same order in every
+        // struct.
         let index = match node.fields.get(node.next) {
             Some(field) if same_name(field.name, key) => node.next,
-            _ => match (node.fields.iter()).position(|field| same_name(field.name, key)) {
-                Some(index) => index,
-                None => {
-                    // The structs before this one lacked the field.
-                    node.fields.push(Field {
-                        name: key,
-                        place: Place::new(node.depth),
-                        presence: (record > 0).then(|| vec![false; record]),
-                        seen_in: 0,
-                    });
-                    node.fields.len() - 1
-                }
-            },
+            _ => node.find_or_add(key),
         };
         node.next = index + 1;
         let field = &mut node.fields[index];
         if field.seen_in == record + 1 {
-            let error = custom(format!("the struct was given the field `{key}` twice"));
-            return Err(self.within_variant(error));
+            return Err(self.given_twice(key));
         }
         field.seen_in = record + 1;
         node.given += 1;
         if let Some(presence) = &mut field.presence {
             presence.push(true);
         }
-        let result = value
-            .serialize(&mut field.place)
-            .map_err(|e| e.within(name(key)));
-        result.map_err(|e| self.within_variant(e))
+        let variant = self.variant;
+        (value.serialize(&mut field.place))
+            .map_err(|e| within_variant(variant, e.within(name(key))))
     }
 
     fn end(self) -> Result<(), EncodeError> {
@@ -958,6 +940,12 @@ impl Fields<'_> {
         node.next = 0;
         node.given = 0;
         Ok(())
+    }
+
+    #[cold]
+    fn given_twice(&self, key: &str) -> EncodeError {
+        let error = custom(format!("the struct was given the field `{key}` twice"));
+        self.within_variant(error)
     }
 
     fn within_variant(&self, error: EncodeError) -> EncodeError {
