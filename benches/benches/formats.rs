@@ -42,7 +42,8 @@ fn bench<T: Dataset>(c: &mut Criterion, name: &str, value: &T, floats: bool) {
 
 /// Repeated encodes and decodes of one value through the free functions and through a
 /// [`tree_buf::Buffer`] kept between them (tree-buf on one thread), with bitcode's own buffer for
-/// reference: what a program that sends many small values saves.
+/// reference: what a program that sends many small values saves, or one that encodes large
+/// values again and again (whose temporary columns the buffer keeps).
 fn buffer<T: Dataset>(c: &mut Criterion, name: &str, value: &T) {
     let mut group = c.benchmark_group(format!("{name}, buffer kept between calls"));
     group.sample_size(10);
@@ -149,6 +150,7 @@ fn datasets(c: &mut Criterion) {
         bench(c, "generated GraphQL", &graphql::generate(1000, 1), false);
         let countries = geojson::generate(50, 2000, 2);
         bench(c, "generated GeoJSON", &countries, true);
+        buffer(c, "generated GeoJSON", &countries);
         partial_load(c, &countries);
         bench(c, "generated Baseball", &baseball::generate(1000, 3), true);
         bench(
@@ -171,6 +173,7 @@ fn datasets(c: &mut Criterion) {
     );
     let countries = geojson::load().expect("GeoJSON");
     bench(c, "GeoJSON", &countries, true);
+    buffer(c, "GeoJSON", &countries);
     partial_load(c, &countries);
     bench(c, "Baseball", &baseball::load().expect("baseball"), true);
     bench(

@@ -1,7 +1,8 @@
 //! Encodes or decodes one dataset repeatedly on one thread, for a profiler to watch.
 //!
 //! `cargo run --release -p tree-buf-benches --example profile -- DATASET WHAT [N]`, where WHAT is
-//! encode or decode (the derive's), or serde-encode or serde-decode (`tree_buf::serde`), and
+//! encode or decode (the derive's), buffer-encode (the derive's through one `tree_buf::Buffer`
+//! for all N), or serde-encode or serde-decode (`tree_buf::serde`), and
 //! DATASET is graphql, graphql-raw, geojson, geojson-lossy (floats within 2^-12), baseball,
 //! retrosheet, aapl (or one of its fields as a column of its own, as the report's fixed costs time
 //! them: aapl-volume, aapl-open or aapl-date), or the generated noise floats: noise (all),
@@ -40,11 +41,17 @@ fn run<T: Dataset>(value: T, encode_options: EncodeOptions, what: &str, times: u
     if let Ok(path) = std::env::var("PROFILE_WRITE") {
         std::fs::write(path, &bytes).expect("writes the file");
     }
+    let mut buffer = tree_buf::Buffer::new();
     let start = std::time::Instant::now();
     for _ in 0..times {
         match what {
             "encode" => drop(black_box(
                 tree_buf::encode_with_options(black_box(&value), &encode_options).expect("encodes"),
+            )),
+            "buffer-encode" => drop(black_box(
+                (buffer.encode_with_options(black_box(&value), &encode_options))
+                    .expect("encodes")
+                    .len(),
             )),
             "decode" => drop(black_box(
                 tree_buf::decode_with_options::<T>(black_box(&bytes), &decode_options)
@@ -58,7 +65,9 @@ fn run<T: Dataset>(value: T, encode_options: EncodeOptions, what: &str, times: u
                 tree_buf::serde::from_slice_with_options::<T>(black_box(&bytes), &decode_options)
                     .expect("decodes"),
             )),
-            other => panic!("encode, decode, serde-encode or serde-decode, not {other}"),
+            other => {
+                panic!("encode, buffer-encode, decode, serde-encode or serde-decode, not {other}")
+            }
         }
     }
     println!("{:?} each", start.elapsed() / times.max(1) as u32);

@@ -1,5 +1,6 @@
 //! A buffer that keeps the memory of encoding and decoding from one call to the next.
 
+use crate::encodings::scratch::{holding, Kept};
 use crate::error::{DecodeError, EncodeError};
 use crate::file::{ReadScratch, WriteScratch};
 use crate::options::{DecodeOptions, EncodeOptions};
@@ -9,9 +10,12 @@ use crate::types::{Decode, Encode};
 /// the memory it used for the next call: a program that encodes many small values (messages,
 /// records) spares most of the allocations of each.
 ///
-/// Encoding, it keeps the file's bytes, one output vector per branch and the schema being
-/// written, so its memory grows to what the largest value encoded needed, and stays until it is
-/// dropped. The bytes it writes are exactly those
+/// Encoding, it keeps the file's bytes, one output vector per branch, the schema being written
+/// and the large temporary columns that encoding makes on the calling thread (transformed values
+/// and candidate streams; with parallel encoding, those of the other threads are theirs), so its
+/// memory grows to what the largest value encoded needed, and stays until it is dropped. Plain
+/// [`encode`](crate::encode) frees them after each column instead, and a large value's next
+/// encoding then touches fresh pages again. The bytes it writes are exactly those
 /// [`encode_with_options`](crate::encode_with_options) writes. Decoding, it keeps the parsed
 /// schema of the last file, which the next file of the same type reuses.
 ///
@@ -39,6 +43,8 @@ use crate::types::{Decode, Encode};
 #[derive(Debug, Default)]
 pub struct Buffer {
     write: WriteScratch,
+    /// The temporaries of encoding, between calls.
+    kept: Kept,
     read: ReadScratch,
 }
 
@@ -69,7 +75,8 @@ impl Buffer {
         value: &T,
         options: &EncodeOptions,
     ) -> Result<&[u8], EncodeError> {
-        self.write.write(value, options)?;
+        let write = &mut self.write;
+        holding(&mut self.kept, || write.write(value, options))?;
         Ok(&self.write.out)
     }
 

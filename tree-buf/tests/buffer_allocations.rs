@@ -12,18 +12,25 @@ struct Counting;
 
 thread_local! {
     static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    /// Those of 64 KiB or more, the temporary columns of large values among them.
+    static LARGE_ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
 }
 
-fn count() {
+const LARGE: usize = 64 << 10;
+
+fn count(size: usize) {
     // `try_with`: the allocator may run while the thread's locals are being torn down.
     let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    if size >= LARGE {
+        let _ = LARGE_ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    }
 }
 
 // SAFETY: every method forwards to the system allocator with the caller's arguments, so the
 // `GlobalAlloc` contract the caller upholds is the one `System` needs; counting allocates nothing.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
+        count(layout.size());
         // SAFETY: forwarded as received (see the impl).
         unsafe { System.alloc(layout) }
     }
@@ -34,7 +41,7 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
+        count(new_size);
         // SAFETY: forwarded as received (see the impl).
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -48,6 +55,13 @@ fn allocations(f: impl FnOnce()) -> usize {
     let before = ALLOCATIONS.with(Cell::get);
     f();
     ALLOCATIONS.with(Cell::get) - before
+}
+
+/// The allocations of [`LARGE`] bytes or more that `f` makes on this thread.
+fn large_allocations(f: impl FnOnce()) -> usize {
+    let before = LARGE_ALLOCATIONS.with(Cell::get);
+    f();
+    LARGE_ALLOCATIONS.with(Cell::get) - before
 }
 
 #[derive(Encode, Decode, Debug, PartialEq)]
@@ -86,5 +100,38 @@ fn repeated_calls_through_a_buffer_allocate_less() {
     assert!(
         buffered < free,
         "{buffered} allocations, {free} without a buffer"
+    );
+}
+
+/// A large value's temporary columns (its transformed values, the streams tried for it) stay in
+/// the buffer: encoding it again allocates none of them, where the free function allocates them
+/// afresh each time.
+#[test]
+fn a_buffer_keeps_the_temporary_columns_of_large_values() {
+    let points: Vec<(f64, u64)> = (0..50_000u64)
+        .map(|i| {
+            let wobble = (i * 7919) % 113;
+            (
+                i as f64 * 0.37 + wobble as f64 * 1e-3,
+                i * 1000 + wobble * wobble,
+            )
+        })
+        .collect();
+    let options = tree_buf::EncodeOptions::default().parallel(false);
+    let bytes = tree_buf::encode_with_options(&points, &options).unwrap();
+    let mut buffer = Buffer::new();
+    buffer.encode_with_options(&points, &options).unwrap();
+
+    let free = large_allocations(|| drop(tree_buf::encode_with_options(&points, &options)));
+    let buffered = large_allocations(|| {
+        assert_eq!(
+            buffer.encode_with_options(&points, &options).unwrap(),
+            bytes
+        )
+    });
+    assert!(free > 0, "the value makes no large temporary columns");
+    assert!(
+        buffered < free,
+        "{buffered} large allocations, {free} without a buffer"
     );
 }

@@ -7,7 +7,8 @@
 //! the heap and unmaps large blocks), and the next pass touches fresh pages: on the GeoJSON
 //! coordinates, page faults were a sixth of encoding's time. Inside [`reusing`], a [`Scratch`]
 //! that is dropped keeps its memory for the next one on the same thread, until the outermost
-//! [`reusing`] returns.
+//! [`reusing`] returns, or, inside [`holding`], until a [`Buffer`](crate::Buffer) takes them
+//! back for its next call.
 
 use std::cell::{Cell, RefCell};
 use std::ops::{Deref, DerefMut};
@@ -45,14 +46,55 @@ pooled!(u8, u16, u32, u64, u128);
 
 /// Frees what every type keeps on this thread.
 fn free_kept() {
-    fn free<T: Pooled>() {
-        T::kept().with(|kept| kept.borrow_mut().clear());
+    Kept::default().swap_with_thread();
+}
+
+/// Vectors of each pooled type, kept outside the thread's pool: what a
+/// [`Buffer`](crate::Buffer) holds between its calls.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    u8: Vec<Vec<u8>>,
+    u16: Vec<Vec<u16>>,
+    u32: Vec<Vec<u32>>,
+    u64: Vec<Vec<u64>>,
+    u128: Vec<Vec<u128>>,
+}
+
+impl Kept {
+    /// Exchanges these vectors with those this thread keeps.
+    fn swap_with_thread(&mut self) {
+        fn swap<T: Pooled>(vectors: &mut Vec<Vec<T>>) {
+            // `try_with`: a thread that is ending may have dropped what it kept already.
+            let _ = T::kept().try_with(|kept| std::mem::swap(&mut *kept.borrow_mut(), vectors));
+        }
+        swap(&mut self.u8);
+        swap(&mut self.u16);
+        swap(&mut self.u32);
+        swap(&mut self.u64);
+        swap(&mut self.u128);
     }
-    free::<u8>();
-    free::<u16>();
-    free::<u32>();
-    free::<u64>();
-    free::<u128>();
+}
+
+/// Runs `f` as one [`reusing`] scope around all it does on this thread, with the vectors of
+/// `kept` as the thread's to start with; what the thread keeps when `f` returns (or unwinds)
+/// goes back to `kept` instead of being freed. Inside another scope it only runs `f`, which
+/// shares that scope's vectors.
+pub(crate) fn holding<R>(kept: &mut Kept, f: impl FnOnce() -> R) -> R {
+    if SCOPES.with(Cell::get) > 0 {
+        return f();
+    }
+    struct Hold<'a>(&'a mut Kept);
+    impl Drop for Hold<'_> {
+        fn drop(&mut self) {
+            // Taken back before the scope ends, so that ending it frees nothing of them.
+            self.0.swap_with_thread();
+        }
+    }
+    kept.swap_with_thread();
+    reusing(|| {
+        let _hold = Hold(kept);
+        f()
+    })
 }
 
 /// Runs `f`, keeping the memory of the [`Scratch`] vectors dropped on this thread for reuse
@@ -213,6 +255,51 @@ mod tests {
             let largest: Vec<usize> = (3..=MAX_KEPT + 2).map(|n| n * each).collect();
             assert_eq!(kept, largest);
         });
+    }
+
+    #[test]
+    fn vectors_held_outlive_the_scope_and_are_used_again() {
+        let big = 2 * MIN_KEPT_BYTES / 8;
+        let mut held = Kept::default();
+        let first = holding(&mut held, || {
+            let first = Scratch::<u64>::collect(big, 0..big as u64);
+            let address = first.as_ptr();
+            // Scopes inside end without freeing it.
+            reusing(|| drop(first));
+            assert_eq!(kept_u64(), [big]);
+            address
+        });
+        assert!(kept_u64().is_empty(), "the thread keeps nothing after");
+        assert_eq!(
+            held.u64.iter().map(Vec::capacity).collect::<Vec<_>>(),
+            [big]
+        );
+        holding(&mut held, || {
+            assert_eq!(kept_u64(), [big], "the thread has the vectors held");
+            assert_eq!(Scratch::<u64>::with_capacity(big).as_ptr(), first);
+        });
+        // Inside another scope, holding shares it and takes nothing.
+        reusing(|| {
+            holding(&mut Kept::default(), || {
+                drop(Scratch::<u64>::with_capacity(big))
+            });
+            assert_eq!(kept_u64().len(), 1);
+        });
+    }
+
+    #[test]
+    fn a_panic_while_held_gives_the_vectors_back() {
+        let mut held = Kept::default();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            holding(&mut held, || {
+                drop(Scratch::<u64>::with_capacity(MIN_KEPT_BYTES));
+                panic!("inside");
+            })
+        }));
+        assert!(result.is_err());
+        assert_eq!(held.u64.len(), 1);
+        assert!(kept_u64().is_empty());
+        assert_eq!(SCOPES.with(Cell::get), 0);
     }
 
     #[test]
