@@ -15,7 +15,7 @@ use crate::types::{Decode, Encode};
 /// and candidate streams; with parallel encoding, those of the other threads are theirs), so its
 /// memory grows to what the largest value encoded needed, and stays until it is dropped. Plain
 /// [`encode`](crate::encode) frees them after each column instead, and a large value's next
-/// encoding then touches fresh pages again. The bytes it writes are exactly those
+/// encoding then touches fresh pages again wherever the allocator gave them back to the system. The bytes it writes are exactly those
 /// [`encode_with_options`](crate::encode_with_options) writes. Decoding, it keeps the parsed
 /// schema of the last file, which the next file of the same type reuses.
 ///

@@ -104,8 +104,8 @@ fn repeated_calls_through_a_buffer_allocate_less() {
 }
 
 /// A large value's temporary columns (its transformed values, the streams tried for it) stay in
-/// the buffer: encoding it again allocates none of them, where the free function allocates them
-/// afresh each time.
+/// the buffer: encoding it again makes fewer large allocations than the free function, which
+/// allocates them afresh each time.
 #[test]
 fn a_buffer_keeps_the_temporary_columns_of_large_values() {
     let points: Vec<(f64, u64)> = (0..50_000u64)

@@ -669,12 +669,11 @@ impl<'de, 'a: 'de> Deserializer<'de> for At<'_, '_, 'a> {
     }
 
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
-        // Mostly a leaf of strings, built already.
-        if let Some(Built::Str(texts)) = &mut self.slot.built {
-            let node = self.slot.node;
-            return (texts.column().visit(visitor)).map_err(|e| e.at_path_if_unset(|| node.path()));
-        }
-        self.deserialize_any(visitor)
+        // Mostly a leaf of strings: its value goes to the visitor without `visit_any`'s dispatch.
+        self.read(|built, ctx| match built {
+            Built::Str(texts) => texts.column().visit(visitor),
+            _ => visit_any(built, ctx, visitor),
+        })
     }
 
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
