@@ -236,6 +236,22 @@ fn strings(c: &mut Criterion) {
     bench_codec(&mut group, "dictionary", &repeated, &options, |codec| {
         matches!(codec, Codec::StrDictionary { .. })
     });
+    // Line scores of games, a digit an inning and mostly zeros: text of a few skewed bytes.
+    let scores: Vec<String> = (0..STRINGS)
+        .map(|_| {
+            (0..9)
+                .map(|_| match next() % 16 {
+                    0..=9 => '0',
+                    10..=12 => '1',
+                    13 | 14 => '2',
+                    _ => '3',
+                })
+                .collect()
+        })
+        .collect();
+    bench_codec(&mut group, "coded text", &scores, &options, |codec| {
+        matches!(codec, Codec::CodedText)
+    });
     group.finish();
 }
 

@@ -109,6 +109,19 @@ fn files() {
         .map(|i| format!("GET /items/{}/detail?user={}", i * 37 % 211, i % 13))
         .collect();
     write(&dir, "requests", &requests);
+    // Line scores, a digit an inning and mostly zeros: text of a few skewed bytes, which the
+    // writer codes (coded text, format version 9).
+    let scores: Vec<String> = (0..400u32)
+        .map(|i| {
+            (0..9 + i % 3)
+                .map(|k| match (i * 31 + k * 17) % 7 {
+                    0 => char::from(b'1' + ((i + k) % 4) as u8),
+                    _ => '0',
+                })
+                .collect()
+        })
+        .collect();
+    write(&dir, "scores", &scores);
     // Labels that follow names, which the writer keys by them (a keyed string stream).
     let mut people = many::<Record>(200, 64, 9);
     for (i, record) in people.iter_mut().enumerate() {

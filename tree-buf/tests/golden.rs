@@ -4,7 +4,8 @@
 //! integers, version 4 archives (chunks, a footer), version 5 Huffman codes in four streams,
 //! version 6 recursion nodes (every depth of a recursive type in one set of branches) and
 //! version 7 keyed integer streams (a column in parts by a sibling column's values), version 8
-//! key-value metadata in an archive's footer;
+//! key-value metadata in an archive's footer, version 9 coded text (a string stream whose bytes
+//! are an integer stream);
 //! each version's folder holds the cases that use what it added, while the files written before
 //! stay as they are.
 //!
@@ -49,7 +50,7 @@ use tree_buf::{
 use tree_buf_datasets::{baseball, geojson, graphql, retrosheet, stocks};
 
 /// The folders of the golden files, one for each format version.
-const VERSIONS: [&str; 8] = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"];
+const VERSIONS: [&str; 9] = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"];
 
 /// The folder of the golden files of a format version.
 fn golden_dir(version: &str) -> PathBuf {
@@ -783,6 +784,39 @@ fn keyed_counts() -> Vec<Season> {
         .collect()
 }
 
+/// Text that coded text (version 9) stores: line scores of games, a digit (or `x`) an inning and
+/// mostly zeros, and short codes of a four-letter alphabet; with a dictionary of strings whose
+/// text is coded as well.
+type CodedText = (Vec<String>, Vec<String>, Vec<String>);
+
+fn coded_text() -> CodedText {
+    let mut rng = Rng(12);
+    let scores = (0..1200)
+        .map(|_| {
+            let innings = 9 + rng.below(3) * rng.below(2);
+            (0..innings)
+                .map(|_| match rng.below(16) {
+                    0..=9 => '0',
+                    10..=12 => '1',
+                    13 | 14 => '2',
+                    _ => char::from(b'3' + rng.below(7) as u8),
+                })
+                .collect()
+        })
+        .collect();
+    let code = |rng: &mut Rng| -> String {
+        (0..8)
+            .map(|_| char::from(b"ACGT"[rng.below(4) as usize]))
+            .collect()
+    };
+    let codes = (0..800).map(|_| code(&mut rng)).collect();
+    let common: Vec<String> = (0..300).map(|_| code(&mut rng)).collect();
+    let repeated = (0..1500)
+        .map(|_| common[rng.below(300) as usize].clone())
+        .collect();
+    (scores, codes, repeated)
+}
+
 /// A case whose file was written in a later format version (its folder in [`VERSIONS`]).
 fn written_in(version: &'static str, case: Case) -> Case {
     Case { version, ..case }
@@ -1027,6 +1061,14 @@ fn keyed_people() -> Vec<(String, Option<String>, Option<String>, String)> {
         .collect()
 }
 
+/// Ids and the names they stand for, too few and too short for anything but keying (version 2) to
+/// pay: the other keyed cases came to hold Huffman codes and coded text as the writer improved.
+fn keyed_pairs() -> Vec<(String, String)> {
+    (0..120u32)
+        .map(|i| (format!("p{}", i * 7 % 12), format!("Name {}", i * 7 % 12)))
+        .collect()
+}
+
 /// Every case; the names are the file names and must never change.
 fn cases() -> Vec<Case> {
     vec![
@@ -1117,6 +1159,10 @@ fn cases() -> Vec<Case> {
         ),
         written_in(
             "v2",
+            case("keyed_pairs", defaults(), keyed_pairs(), PartialEq::eq),
+        ),
+        written_in(
+            "v2",
             case(
                 "retrosheet_keyed",
                 defaults(),
@@ -1172,6 +1218,10 @@ fn cases() -> Vec<Case> {
             ),
         ),
         archive_metadata_case(),
+        written_in(
+            "v9",
+            case("coded_text", defaults(), coded_text(), PartialEq::eq),
+        ),
     ]
 }
 
@@ -1275,8 +1325,8 @@ fn holds_recursion(reader: &tree_buf::Reader<'_>) -> bool {
         .any(|node| node.node_type == tree_buf::NodeType::Recursion && node.bytes > 0)
 }
 
-/// The version a file needs, found from what it holds: metadata in an archive's footer (8), a
-/// keyed integer stream (7), recursion nodes that hold values (6), the archive layout (4),
+/// The version a file needs, found from what it holds: coded text (9), metadata in an archive's
+/// footer (8), a keyed integer stream (7), recursion nodes that hold values (6), the archive layout (4),
 /// Huffman codes in four streams (5) or one (3) anywhere, a keyed string stream (2), else 1.
 fn version_needed(bytes: &[u8]) -> u8 {
     let layout = if bytes[5] & 0x01 != 0 {
@@ -1300,6 +1350,7 @@ fn version_needed(bytes: &[u8]) -> u8 {
             .expect("a file just written has a breakdown");
     let encodings = (breakdown.branches.iter()).flat_map(|branch| branch.encoding.iter());
     (encodings.map(|encoding| match encoding.codec {
+        Codec::CodedText => 9,
         Codec::KeyedInts { .. } => 7,
         Codec::Huffman { streams: 4, .. } => 5,
         Codec::Huffman { .. } => 3,
@@ -1326,7 +1377,7 @@ fn files_written_now_declare_the_lowest_version_that_holds_them() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // The cases hold something of every version, so each is declared by some file.
-    assert_eq!(declared, BTreeSet::from([1, 2, 3, 4, 5, 6, 7, 8]));
+    assert_eq!(declared, BTreeSet::from([1, 2, 3, 4, 5, 6, 7, 8, 9]));
 }
 
 /// At most this many bit flips per file. A file of more bits has every `stride`-th bit flipped,

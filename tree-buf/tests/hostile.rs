@@ -547,12 +547,12 @@ fn headers_are_checked() {
     assert_kind::<u8>(b"TB", DecodeErrorKind::Truncated);
     assert_kind::<u8>(b"{\"json\": true}", DecodeErrorKind::NotTreeBuf);
     let mut bytes = encode(&1u8);
-    bytes[4] = 9;
+    bytes[4] = 10;
     assert_kind::<u8>(&bytes, DecodeErrorKind::UnsupportedVersion);
     bytes[4] = 0;
     assert_kind::<u8>(&bytes, DecodeErrorKind::UnsupportedVersion);
     // A file that uses nothing added since version 1 reads under any number up to the current.
-    for version in 1..=8 {
+    for version in 1..=9 {
         bytes[4] = version;
         assert_eq!(
             decode_with_options::<u8>(&bytes, &DecodeOptions::default().verify_checksums(false))

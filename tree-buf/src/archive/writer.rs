@@ -164,10 +164,11 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
     /// is complete (or [`Self::finish`]).
     pub fn with_options(sink: W, mut options: ArchiveOptions) -> Result<Self, ArchiveError> {
         // The header declares version 4, or 6 for rows of a recursive type, whose chunks hold
-        // recursion nodes; or for `Value` rows nested so deep that the first chunk needed them
-        // (the header is written with that chunk), or 7 for a first chunk with keyed integer
-        // columns, or 8 for metadata in the footer. Later chunks, appended ones included, keep
-        // to what the archive declared: no chunk uses an encoding of a later version.
+        // recursion nodes, or 8 for metadata in the footer; or the version of the newest
+        // encoding the first chunk uses (written with the header): recursion nodes for `Value`
+        // rows nested deep, Huffman codes in four streams, keyed integer columns, coded text.
+        // Later chunks, appended ones included, keep to what the archive declared: no chunk
+        // uses an encoding of a later version.
         let (encoder, recursive) = builds_recursion(|| T::Encoder::new(1));
         let version = match recursive {
             true => Version::RECURSION,
@@ -178,12 +179,9 @@ impl<T: Encode + ?Sized, W: Write> ArchiveWriter<T, W> {
             false => version.max(Version::METADATA),
         };
         let metadata = options.metadata.clone();
-        // Where smaller files are preferred, the first chunk may key integer columns (version
-        // 7): the header, written with it, then declares the version it used.
-        options.encode.settings.newest = match options.encode.settings.key_ints {
-            true => Version::NEWEST,
-            false => version,
-        };
+        // The first chunk may use any encoding (keyed integer columns, Huffman codes in four
+        // streams, coded text): the header, written with it, then declares the version it used.
+        options.encode.settings.newest = Version::NEWEST;
         Ok(ArchiveWriter {
             sink,
             options,

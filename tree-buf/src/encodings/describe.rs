@@ -125,6 +125,9 @@ pub enum Codec {
     },
     /// Strings back to back. Child: their byte lengths.
     Plain,
+    /// Strings back to back, their bytes an integer stream. Children: their byte lengths, the
+    /// bytes.
+    CodedText,
     /// The distinct strings and an index per string. Children: the distinct strings, the
     /// indices.
     StrDictionary {
@@ -252,6 +255,7 @@ impl fmt::Display for Encoding {
             Codec::Packed => f.write_str("packed"),
             Codec::BoolRle { .. } => write!(f, "rle(lengths: {})", child(0)),
             Codec::Plain => write!(f, "plain(lengths: {})", child(0)),
+            Codec::CodedText => write!(f, "coded text(lengths: {}, bytes: {})", child(0), child(1)),
             Codec::StrDictionary { distinct } => write!(
                 f,
                 "dictionary({distinct} strings: {}, indices: {})",

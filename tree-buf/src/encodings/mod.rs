@@ -47,9 +47,11 @@ impl Version {
     pub(crate) const KEYED_INTS: Version = Version(7);
     /// Key-value metadata in an archive's footer.
     pub(crate) const METADATA: Version = Version(8);
+    /// Coded text: a plain string stream whose bytes are an integer stream.
+    pub(crate) const CODED_TEXT: Version = Version(9);
     /// The newest version, which this library reads with every earlier one: a file of an
     /// earlier version is a file of a later one that uses none of what came after.
-    pub(crate) const NEWEST: Version = Version::METADATA;
+    pub(crate) const NEWEST: Version = Version::CODED_TEXT;
 }
 
 /// The deepest level of nesting a stream may have: a branch's own stream is at level 0, and every
@@ -200,7 +202,8 @@ impl Settings {
             .filter(|_| self.byte_aligned && bytes >= MIN_BYTES)
     }
 
-    /// Whether a zstd frame of `compressed` bytes is worth keeping over a stream of `plain`.
+    /// Whether a zstd frame of `compressed` bytes is worth keeping over a stream of `plain`;
+    /// and coded text over text as it is, which costs about as much to decode (its code table).
     pub(crate) fn keeps_zstd(&self, compressed: usize, plain: usize) -> bool {
         let saving = plain.saturating_sub(compressed);
         compressed < plain && (saving >= self.zstd_enough_saving || compressed <= plain / 2)

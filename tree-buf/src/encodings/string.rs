@@ -4,6 +4,10 @@
 //! str_stream := 0x00 lengths:prefixed bytes
 //!                 Plain: `lengths` an int_stream of count 64-bit byte lengths; `bytes` all the
 //!                 strings back to back, exactly the sum of the lengths
+//!             | 0x03 lengths:prefixed bytes:int_stream
+//!                 Coded text (format version 9): as Plain, but `bytes` is an int_stream of
+//!                 the strings' bytes back to back as 8-bit values, as many as the lengths add
+//!                 up to, which runs to the end
 //!             | 0x01 distinct:varint values:prefixed indices:int_stream
 //!                 Dictionary: `values` a str_stream of the `distinct` strings (at most count,
 //!                 at least one if count > 0), `indices` count 32-bit indices into them
@@ -32,7 +36,7 @@ use super::budget::Budget;
 use super::bytes::{write_prefixed, write_varint, ByteReader};
 use super::describe::{Codec, Describer, Encoding};
 use super::int;
-use super::int::select::{encode_nested, encode_nested_prefixed, Chain};
+use super::int::select::{encode_best_leaf, encode_nested, encode_nested_prefixed, Chain};
 use super::numbering::Numbering;
 use super::zstd::{self, Frame};
 use super::{check_depth, is_empty_form, tags, Settings, Version};
@@ -45,6 +49,7 @@ tags! {
         Plain = 0x00,
         Dictionary = 0x01,
         Keyed = 0x02,
+        Coded = 0x03,
         Zstd = zstd::TAG,
     }
 }
@@ -294,39 +299,140 @@ pub(crate) fn encode(
     out: &mut Vec<u8>,
 ) -> (Version, Option<Ranks>) {
     let ranks = Ranks::keyable(column);
-    let dictionary = dictionary_of(column, ranks.as_ref());
+    let text = TextCost::of(column.text(), settings);
+    let dictionary = dictionary_of(column, ranks.as_ref(), text, settings);
     // The column may be encoded twice (with and without whole-byte codecs) with the dictionary
-    // found once; the samples the zstd stage judges it by find their own.
-    let version = zstd::best_of(settings, column, 1, out, |part, settings, out| {
+    // and the text's cost found once; the samples the zstd stage judges it by find their own
+    // dictionary, and keep their text as it is: the stage takes zstd's gain on the column to be
+    // in proportion to its gain on a sample, and a sample's dictionary, whose text coding would
+    // shrink, holds more of it than the column's does.
+    // Coded text costs about what a zstd frame does to decode, so a frame that saves less than
+    // the settings ask of one over text as it is still beats it: between the two the smaller
+    // wins (where the settings keep frames for their savings at all).
+    let coded = dictionary
+        .as_ref()
+        .map_or(text, |d| d.text)
+        .coded_per_kib
+        .is_some();
+    let stage = match coded && settings.zstd_enough_saving != usize::MAX {
+        true => Settings {
+            zstd_enough_saving: 1,
+            ..settings.clone()
+        },
+        false => settings.clone(),
+    };
+    let version = zstd::best_of(&stage, column, 1, out, |part, part_settings, out| {
+        // The streams inside keep the settings' own bar.
+        let part_settings = &Settings {
+            zstd_enough_saving: settings.zstd_enough_saving,
+            ..part_settings.clone()
+        };
         if std::ptr::eq(part, column) {
-            encode_with(part, dictionary.as_ref(), settings, out)
+            let text = text.under(part_settings);
+            encode_with(part, dictionary.as_ref(), text, part_settings, out)
         } else {
             let ranks = Ranks::keyable(part);
-            let dictionary = dictionary_of(part, ranks.as_ref());
-            encode_with(part, dictionary.as_ref(), settings, out)
+            // Whole-byte codecs keep text as it is, the dictionary's too.
+            let text_as_is = part_settings.byte_aligned();
+            let dictionary = dictionary_of(part, ranks.as_ref(), TextCost::AS_IS, &text_as_is);
+            encode_with(
+                part,
+                dictionary.as_ref(),
+                TextCost::AS_IS,
+                part_settings,
+                out,
+            )
         }
     });
     (version, ranks)
 }
 
 /// The dictionary of `column`, whose ranks are `ranks` (if it has few enough distinct strings),
-/// when it is smaller than the plain form.
-fn dictionary_of<'a>(column: &StrColumn, ranks: Option<&'a Ranks>) -> Option<Dictionary<'a>> {
+/// when it is smaller than the plain form, whose text costs `text`, with `settings`.
+fn dictionary_of<'a>(
+    column: &StrColumn,
+    ranks: Option<&'a Ranks>,
+    text: TextCost,
+    settings: &Settings,
+) -> Option<Dictionary<'a>> {
     ranks
-        .and_then(|ranks| Dictionary::of(column, ranks))
-        .filter(|d| d.estimate() < plain_estimate(column))
+        .and_then(|ranks| Dictionary::of(column, ranks, settings))
+        .filter(|d| d.estimate() < plain_estimate(column, text))
 }
 
-/// `column` through its dictionary, if any, else plainly.
+/// `column` through its dictionary, if any, else plainly, its text costing `text`.
 fn encode_with(
     column: &StrColumn,
     dictionary: Option<&Dictionary<'_>>,
+    text: TextCost,
     settings: &Settings,
     out: &mut Vec<u8>,
 ) -> Version {
     match dictionary {
         Some(dictionary) => dictionary.encode(settings, out),
-        None => encode_plain(column, settings, out),
+        None => encode_plain(column, text, settings, out),
+    }
+}
+
+/// What the text of a plain stream should cost: its bytes as they are, or coded as an integer
+/// stream of 8-bit values (format version 9). Text of few distinct bytes, or of skewed byte
+/// frequencies (digits, codes, flags), takes fewer bits a byte so, Huffman coded or packed.
+/// Coded text costs about what a zstd frame does to decode, and zstd, which also finds repeats,
+/// competes with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TextCost {
+    /// The estimated bytes of 1024 bytes of text coded, if coding saves enough.
+    coded_per_kib: Option<usize>,
+}
+
+impl TextCost {
+    /// Below this many bytes, text stays as it is: a Huffman table takes about what it saves.
+    const MIN_CODED: usize = int::HUFFMAN_MIN_VALUES;
+
+    /// Text kept as it is.
+    const AS_IS: TextCost = TextCost {
+        coded_per_kib: None,
+    };
+
+    /// The cost of `text` in a stream encoded with `settings`, judged by the Huffman codes of
+    /// its bytes' frequencies (one pass over them) and their table.
+    fn of(text: &str, settings: &Settings) -> TextCost {
+        if !Self::allowed(settings) || text.len() < Self::MIN_CODED {
+            return Self::AS_IS;
+        }
+        let mut counts = zstd::ByteCounts::default();
+        counts.add(text.as_bytes());
+        let coded = coded_estimate(&counts.occurring().collect::<Vec<_>>());
+        // Coding is tried on every column it may win, at a cost in encoding time: it must
+        // halve the text, or, where the settings keep any saving (smaller files), save at all.
+        let pays =
+            coded <= text.len() / 2 || (settings.zstd_enough_saving <= 1 && coded < text.len());
+        if !pays {
+            return Self::AS_IS;
+        }
+        TextCost {
+            coded_per_kib: Some((coded * 1024).div_ceil(text.len())),
+        }
+    }
+
+    /// Whether `settings` may code text: a stream for zstd keeps its bytes, whose repeats zstd
+    /// finds.
+    fn allowed(settings: &Settings) -> bool {
+        !settings.byte_aligned && settings.newest >= Version::CODED_TEXT
+    }
+
+    /// The cost for a stream encoded with `settings`, which may not allow coding.
+    fn under(self, settings: &Settings) -> TextCost {
+        match Self::allowed(settings) {
+            true => self,
+            false => Self::AS_IS,
+        }
+    }
+
+    /// The estimated bytes of `len` bytes of such text.
+    fn bytes(self, len: usize) -> usize {
+        self.coded_per_kib
+            .map_or(len, |per_kib| (len * per_kib).div_ceil(1024))
     }
 }
 
@@ -358,31 +464,73 @@ impl zstd::Sampled for StrColumn {
     }
 }
 
-fn encode_plain(column: &StrColumn, settings: &Settings, out: &mut Vec<u8>) -> Version {
+/// Writes `column` as a plain stream, or as coded text where `text` says coding its text pays
+/// and it does.
+fn encode_plain(
+    column: &StrColumn,
+    text: TextCost,
+    settings: &Settings,
+    out: &mut Vec<u8>,
+) -> Version {
+    let tag = out.len();
     out.push(StrTag::Plain as u8);
     let lengths: Vec<u64> = column.lengths().map(|length| length as u64).collect();
     let version = encode_nested_prefixed(&lengths, settings, Chain::default(), out);
-    for value in column.iter() {
-        out.extend_from_slice(value.as_bytes());
+    let bytes = column.text().as_bytes();
+    if text.coded_per_kib.is_some() {
+        let start = out.len();
+        // Transforms are not tried: text's bytes come in words and numbers, not in runs or
+        // steps, and a transform's price, which leaves Huffman codes out, would mislead.
+        let coded = encode_best_leaf(bytes, settings, Chain::default(), out);
+        // The estimate is of the Huffman codes, which a leaf codec may beat (few distinct
+        // bytes, packed) and whose table may take more than the bytes save.
+        if settings.keeps_zstd(out.len() - start, bytes.len()) {
+            out[tag] = StrTag::Coded as u8;
+            return version.max(coded).max(Version::CODED_TEXT);
+        }
+        out.truncate(start);
     }
+    out.extend_from_slice(bytes);
     version
 }
 
-/// The plain form's size, roughly: the bytes and a byte for each length.
-fn plain_estimate(column: &StrColumn) -> usize {
-    column.lengths().map(|length| length + 1).sum()
+/// The plain form's size, roughly: the text at its cost, and the lengths.
+fn plain_estimate(column: &StrColumn, text: TextCost) -> usize {
+    text.bytes(column.text().len()) + lengths_estimate(column)
+}
+
+/// The bytes the lengths of `column`'s strings should take: a byte each when they are few, else
+/// Huffman coded by their frequencies, a length of 255 or more as if two bytes more.
+fn lengths_estimate(column: &StrColumn) -> usize {
+    if column.len() < int::HUFFMAN_MIN_VALUES {
+        return column.len();
+    }
+    let mut counts = [0u64; 256];
+    for length in column.lengths() {
+        counts[length.min(255)] += 1;
+    }
+    let weights: Vec<u64> = counts.iter().copied().filter(|&count| count > 0).collect();
+    coded_estimate(&weights) + 2 * counts[255] as usize
+}
+
+/// The bytes of symbols of `weights` (all positive) Huffman coded, with a table of about two
+/// bytes a symbol.
+fn coded_estimate(weights: &[u64]) -> usize {
+    int::huffman_code_bits(weights).div_ceil(8) as usize + 2 * weights.len()
 }
 
 /// The distinct strings of a column and an index into them for each string.
 struct Dictionary<'a> {
     distinct: StrColumn,
+    /// What the distinct strings' text costs.
+    text: TextCost,
     indices: &'a [u32],
 }
 
 impl<'a> Dictionary<'a> {
     /// The dictionary of `column`, whose ranks are `ranks`, when at most half its strings are
-    /// distinct.
-    fn of(column: &StrColumn, ranks: &'a Ranks) -> Option<Dictionary<'a>> {
+    /// distinct, for a stream encoded with `settings`.
+    fn of(column: &StrColumn, ranks: &'a Ranks, settings: &Settings) -> Option<Dictionary<'a>> {
         if ranks.firsts.len() > column.len() / 2 {
             return None;
         }
@@ -391,6 +539,7 @@ impl<'a> Dictionary<'a> {
             distinct.push(column.get(at));
         }
         Some(Dictionary {
+            text: TextCost::of(distinct.text(), settings),
             distinct,
             indices: &ranks.ranks,
         })
@@ -399,14 +548,15 @@ impl<'a> Dictionary<'a> {
     /// Its size, roughly: the distinct strings plainly, and bit-packed indices.
     fn estimate(&self) -> usize {
         let index_bits = int::bit_width(self.distinct.len().saturating_sub(1) as u64) as usize;
-        plain_estimate(&self.distinct) + (self.indices.len() * index_bits).div_ceil(8)
+        plain_estimate(&self.distinct, self.text) + (self.indices.len() * index_bits).div_ceil(8)
     }
 
     fn encode(&self, settings: &Settings, out: &mut Vec<u8>) -> Version {
         out.push(StrTag::Dictionary as u8);
         write_varint(out, self.distinct.len() as u64);
         let mut nested = Vec::new();
-        let distinct = encode_plain(&self.distinct, settings, &mut nested);
+        let text = self.text.under(settings);
+        let distinct = encode_plain(&self.distinct, text, settings, &mut nested);
         write_prefixed(out, &nested);
         distinct.max(encode_nested(self.indices, settings, Chain::default(), out))
     }
@@ -495,7 +645,7 @@ pub(crate) fn encode_keyed(
         table.push(column.get(at));
     }
     // A table several times the size of the column's own stream will not compress below it.
-    if plain_estimate(&table) > own_size.saturating_mul(4) {
+    if plain_estimate(&table, TextCost::AS_IS) > own_size.saturating_mul(4) {
         return None;
     }
     let mut out = vec![StrTag::Keyed as u8];
@@ -566,6 +716,10 @@ enum StrStream<'a> {
         lengths: &'a [u8],
         text: &'a [u8],
     },
+    Coded {
+        lengths: &'a [u8],
+        bytes: &'a [u8],
+    },
     Dictionary {
         distinct: usize,
         values: &'a [u8],
@@ -583,6 +737,10 @@ impl<'a> StrStream<'a> {
             StrTag::Plain => StrStream::Plain {
                 lengths: reader.prefixed()?,
                 text: reader.rest(),
+            },
+            StrTag::Coded => StrStream::Coded {
+                lengths: reader.prefixed()?,
+                bytes: reader.rest(),
             },
             StrTag::Dictionary => StrStream::Dictionary {
                 distinct: reader.count(0)?,
@@ -607,6 +765,19 @@ impl<'a> StrStream<'a> {
                 let (text, ends) = checked_plain(lengths, text, count, budget, depth)?;
                 Ok(Strings::Plain(StrColumn {
                     bytes: Cow::Borrowed(text),
+                    ends,
+                }))
+            }
+            StrStream::Coded { lengths, bytes } => {
+                budget.require(Version::CODED_TEXT, "coded text")?;
+                let ends = string_ends(lengths, count, budget, depth)?;
+                let text_len = ends.last().copied().unwrap_or_default();
+                budget.charge(text_len, 1)?;
+                let bytes = int::decode_nested::<u8>(bytes, text_len, budget, depth + 1)?;
+                let text = String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error()))?;
+                check_boundaries(&ends, &text)?;
+                Ok(Strings::Plain(StrColumn {
+                    bytes: Cow::Owned(text),
                     ends,
                 }))
             }
@@ -652,6 +823,13 @@ impl<'a> StrStream<'a> {
             StrStream::Plain { lengths, .. } => (
                 Codec::Plain,
                 vec![int::describe::<u64>(lengths, at.nested())],
+            ),
+            StrStream::Coded { lengths, bytes } => (
+                Codec::CodedText,
+                vec![
+                    int::describe::<u64>(lengths, at.nested()),
+                    int::describe::<u8>(bytes, at.nested()),
+                ],
             ),
             StrStream::Dictionary {
                 distinct,
@@ -806,16 +984,9 @@ fn plain_ends(
     budget: &mut Budget,
     depth: usize,
 ) -> Result<Vec<usize>, DecodeError> {
-    let lengths = int::decode_nested::<u64>(lengths, count, budget, depth + 1)?;
+    let ends = string_ends(lengths, count, budget, depth)?;
     budget.charge(text_len, 1)?;
-    // Once a sum overflows it stays at usize::MAX, which no text is long.
-    let mut end = 0usize;
-    let ends: Vec<usize> = (lengths.into_iter())
-        .map(|length| {
-            end = usize::try_from(length).map_or(usize::MAX, |length| end.saturating_add(length));
-            end
-        })
-        .collect();
+    let end = ends.last().copied().unwrap_or_default();
     match end.cmp(&text_len) {
         std::cmp::Ordering::Greater => Err(corrupt("string lengths exceed the string bytes")),
         std::cmp::Ordering::Less => Err(corrupt(format!(
@@ -824,6 +995,24 @@ fn plain_ends(
         ))),
         std::cmp::Ordering::Equal => Ok(ends),
     }
+}
+
+/// Where each of `count` strings ends in their text, from the int stream of their byte lengths,
+/// `lengths`. Once a sum overflows it stays at `usize::MAX`, which no text is long.
+fn string_ends(
+    lengths: &[u8],
+    count: usize,
+    budget: &mut Budget,
+    depth: usize,
+) -> Result<Vec<usize>, DecodeError> {
+    let lengths = int::decode_nested::<u64>(lengths, count, budget, depth + 1)?;
+    let mut end = 0usize;
+    Ok((lengths.into_iter())
+        .map(|length| {
+            end = usize::try_from(length).map_or(usize::MAX, |length| end.saturating_add(length));
+            end
+        })
+        .collect())
 }
 
 /// Checks that every string ends on a character boundary of `text`: then each is valid UTF-8.
@@ -1179,6 +1368,133 @@ mod tests {
         // Keyed streams stand only at the top of a branch, never where another stream nests.
         assert!(decode(&good, &source, 8).is_ok());
         assert!(super::decode(&good, 8, &mut Budget::new(u64::MAX)).is_err());
+    }
+
+    /// Line scores of games, a digit (or `x`) an inning, mostly zeros: text of a few skewed
+    /// byte values whose strings hardly repeat.
+    fn line_scores(count: usize) -> Vec<String> {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        (0..count)
+            .map(|_| {
+                let innings = 9 + usize::from(next() % 8 == 0) * (next() % 6) as usize;
+                (0..innings)
+                    .map(|inning| match next() % 16 {
+                        _ if inning == innings - 1 && next() % 2 == 0 => 'x',
+                        0..=9 => '0',
+                        10..=12 => '1',
+                        13 | 14 => '2',
+                        _ => char::from(b'3' + (next() % 5) as u8),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn text_of_few_skewed_bytes_is_coded() {
+        let scores = line_scores(3000);
+        let refs: Vec<&str> = scores.iter().map(String::as_str).collect();
+        let text: usize = refs.iter().map(|s| s.len()).sum();
+        for settings in [Settings::default(), Settings::fast()] {
+            let mut out = Vec::new();
+            let (version, _) = encode(&column(&refs), &settings, &mut out);
+            let description = described(&out);
+            assert!(description.starts_with("coded text("), "{description}");
+            assert_eq!(version, Version::CODED_TEXT);
+            // About two bits a digit, where zstd takes nearly three.
+            assert!(out.len() * 3 < text, "{} bytes for {text}", out.len());
+            assert_eq!(round_trip(&column(&refs), &settings), out.len());
+        }
+        // Multi-byte characters among them: the decoded text is checked as UTF-8.
+        let accented: Vec<String> = (scores.iter().enumerate())
+            .map(|(i, score)| match i % 7 {
+                0 => format!("{score}é"),
+                _ => score.clone(),
+            })
+            .collect();
+        let refs: Vec<&str> = accented.iter().map(String::as_str).collect();
+        round_trip(&column(&refs), &Settings::default());
+    }
+
+    #[test]
+    fn text_is_kept_as_it_is_for_zstd_and_older_versions() {
+        let scores = line_scores(3000);
+        let refs: Vec<&str> = scores.iter().map(String::as_str).collect();
+        let older = Settings {
+            newest: Version::METADATA,
+            ..Settings::fast()
+        };
+        for settings in [older, Settings::fast().byte_aligned()] {
+            let mut out = Vec::new();
+            let (version, _) = encode(&column(&refs), &settings, &mut out);
+            assert!(version < Version::CODED_TEXT, "{}", described(&out));
+            assert!(!described(&out).contains("coded"), "{}", described(&out));
+        }
+        // Two-byte characters of many values: coding them would not halve them, which the
+        // faster settings ask of it.
+        let even: Vec<String> = (0..1000u32)
+            .map(|i| {
+                char::from_u32(0x100 + (i * 7919) % 0x700)
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        let refs: Vec<&str> = even.iter().map(String::as_str).collect();
+        let mut out = Vec::new();
+        let _ = encode(&column(&refs), &Settings::fast(), &mut out);
+        assert!(!described(&out).contains("coded"), "{}", described(&out));
+    }
+
+    /// A coded text stream of `lengths` and the 8-bit values `bytes`, both as varint streams
+    /// (tag 0x01).
+    fn coded_stream(lengths: &[u64], bytes: &[u8]) -> Vec<u8> {
+        let varints = |values: &mut dyn Iterator<Item = u64>| {
+            let mut stream = vec![0x01];
+            values.for_each(|value| write_varint(&mut stream, value));
+            stream
+        };
+        let mut stream = vec![StrTag::Coded as u8];
+        write_prefixed(&mut stream, &varints(&mut lengths.iter().copied()));
+        stream.extend(varints(&mut bytes.iter().map(|&byte| u64::from(byte))));
+        stream
+    }
+
+    #[test]
+    fn hostile_coded_text_is_an_error() {
+        fn decode_as(
+            stream: &[u8],
+            count: usize,
+            version: Version,
+        ) -> Result<DecodedStrings<'_>, DecodeError> {
+            decode(stream, count, &mut Budget::for_version(1 << 20, version.0))
+        }
+        let good = coded_stream(&[2, 0, 1], b"abc");
+        let strings = decode_as(&good, 3, Version::CODED_TEXT).unwrap();
+        assert!(strings.iter().eq(["ab", "", "c"]));
+        let error = decode_as(&good, 3, Version::METADATA).unwrap_err();
+        assert!(error.message().contains("format version 9"), "{error}");
+        let cases: [(&str, Vec<u8>); 4] = [
+            ("too few bytes", coded_stream(&[2, 2], b"abc")),
+            ("too many bytes", coded_stream(&[1, 1], b"abc")),
+            ("not UTF-8", coded_stream(&[1, 1], &[b'a', 0xff])),
+            ("a split character", coded_stream(&[1, 1], "é".as_bytes())),
+        ];
+        for (what, stream) in cases {
+            assert!(
+                decode_as(&stream, 2, Version::CODED_TEXT).is_err(),
+                "{what}"
+            );
+        }
+        // Lengths that claim far more text than the budget allows fail before it is decoded.
+        let huge = coded_stream(&[1 << 40], b"a");
+        let error = decode_as(&huge, 1, Version::CODED_TEXT).unwrap_err();
+        assert_eq!(error.kind(), DecodeErrorKind::LimitExceeded, "{error}");
     }
 
     #[test]

@@ -238,7 +238,7 @@ fn greedy_parse(bytes: &[u8]) -> (usize, usize) {
 }
 
 /// How often each byte value occurs.
-struct ByteCounts([u32; 256]);
+pub(crate) struct ByteCounts([u64; 256]);
 
 impl Default for ByteCounts {
     fn default() -> Self {
@@ -247,22 +247,51 @@ impl Default for ByteCounts {
 }
 
 impl ByteCounts {
-    fn add(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0[usize::from(byte)] += 1;
+    pub(crate) fn add(&mut self, bytes: &[u8]) {
+        /// Below this many bytes, one table: four cost more to clear and add up than they save.
+        const LANES_FROM: usize = 4096;
+        if bytes.len() < LANES_FROM {
+            for &byte in bytes {
+                self.0[usize::from(byte)] += 1;
+            }
+            return;
         }
+        // Four tables taking turns, so that a run of one byte value (text repeats a few) does
+        // not wait on its own counter; blocks short enough that none of them overflows.
+        for block in bytes.chunks(u32::MAX as usize) {
+            let mut lanes = [[0u32; 256]; 4];
+            let mut quads = block.chunks_exact(4);
+            for quad in &mut quads {
+                for (lane, &byte) in lanes.iter_mut().zip(quad) {
+                    lane[usize::from(byte)] += 1;
+                }
+            }
+            for &byte in quads.remainder() {
+                self.0[usize::from(byte)] += 1;
+            }
+            for lane in &lanes {
+                for (count, &more) in self.0.iter_mut().zip(lane) {
+                    *count += u64::from(more);
+                }
+            }
+        }
+    }
+
+    /// The counts of the byte values that occur, in byte order.
+    pub(crate) fn occurring(&self) -> impl Iterator<Item = u64> + '_ {
+        self.0.iter().copied().filter(|&count| count > 0)
     }
 
     /// The order-0 entropy of the bytes counted, in whole bytes.
     fn entropy_bytes(&self) -> usize {
-        let total = f64::from(self.0.iter().sum::<u32>());
-        let term = |count: u32| f64::from(count) * (total / f64::from(count)).log2();
+        let total = self.0.iter().sum::<u64>() as f64;
+        let term = |count: u64| count as f64 * (total / count as f64).log2();
         // Small counts recur (in a short stream most bytes occur a few times): each one's term
         // is taken once.
         let mut small = [None; 64];
-        let bits: f64 = (self.0.iter())
-            .filter(|&&count| count > 0)
-            .map(|&count| match small.get_mut(count as usize) {
+        let bits: f64 = self
+            .occurring()
+            .map(|count| match small.get_mut(count as usize) {
                 Some(known) => *known.get_or_insert_with(|| term(count)),
                 None => term(count),
             })

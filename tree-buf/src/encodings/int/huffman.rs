@@ -49,7 +49,7 @@ const MAX_SYMBOLS: usize = (1 << MAX_CODE_LEN) - 1;
 /// for those that cannot win.
 const BOUNDED_SYMBOLS: usize = 1024;
 /// Columns shorter than this are not worth a code table.
-pub(super) const MIN_VALUES: usize = 64;
+pub(crate) const MIN_VALUES: usize = 64;
 /// Columns of at least this many values have their codes in four streams (version 5), read in
 /// turn so that four chains of table reads overlap; below it, the three sizes and the padding
 /// would cost more than the reading saves.
@@ -141,11 +141,7 @@ impl<W: Word> Plan<W> {
             }
         }
         let lengths = code_lengths(&weights);
-        let code_bits = weights
-            .iter()
-            .zip(&lengths)
-            .map(|(&weight, &length)| weight * u64::from(length))
-            .sum();
+        let code_bits = total_bits(&weights, &lengths);
         // Each value's slot now holds its symbol: escaped unless it has a code.
         let slots = distinct.slots_mut();
         slots.fill(table.len() as u64);
@@ -274,6 +270,19 @@ fn entropy_bits(weights: &[u64]) -> u64 {
         .sum();
     // Rounded down a little further, so that float error never makes it exceed the truth.
     (bits * (1.0 - 1e-9)).max(0.0) as u64
+}
+
+/// The bits of the Huffman codes of symbols of `weights` (all positive), all told: what a
+/// stream of them takes besides its table.
+pub(crate) fn code_bits(weights: &[u64]) -> u64 {
+    total_bits(weights, &code_lengths(weights))
+}
+
+/// The bits of symbols of `weights` under codes of `lengths`.
+fn total_bits(weights: &[u64], lengths: &[u32]) -> u64 {
+    (weights.iter().zip(lengths))
+        .map(|(&weight, &length)| weight * u64::from(length))
+        .sum()
 }
 
 /// Huffman code lengths for `weights` (all positive), none longer than [`MAX_CODE_LEN`].

@@ -27,6 +27,7 @@ mod dictionary;
 mod distinct;
 pub(crate) mod fixed;
 mod huffman;
+pub(crate) use huffman::{code_bits as huffman_code_bits, MIN_VALUES as HUFFMAN_MIN_VALUES};
 pub(crate) mod keyed;
 mod rle;
 pub(crate) mod select;

@@ -690,7 +690,7 @@ enum Leaf<W> {
 }
 
 /// Encodes `values` with the leaf codec that takes the fewest bytes.
-fn encode_best_leaf<W: Word>(
+pub(crate) fn encode_best_leaf<W: Word>(
     values: &[W],
     settings: &Settings,
     chain: Chain,
