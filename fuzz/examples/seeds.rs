@@ -62,6 +62,15 @@ fn write(dir: &Path, name: &str, value: &(impl Encode + ?Sized)) {
     }
 }
 
+/// Writes `value` encoded as when smaller files are preferred.
+fn write_smaller(dir: &Path, name: &str, value: &(impl Encode + ?Sized)) {
+    let options = EncodeOptions::default().prefer(Preference::Smaller);
+    let bytes = encode_with_options(value, &options).expect("seed values are shallow");
+    let path = dir.join(format!("{name}-smaller.tb"));
+    std::fs::write(&path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    println!("{:>7} bytes  {}", bytes.len(), path.display());
+}
+
 fn main() {
     let corpus = std::env::args().nth(1);
     match corpus.as_deref() {
@@ -110,7 +119,8 @@ fn files() {
         .collect();
     write(&dir, "requests", &requests);
     // Line scores, a digit an inning and mostly zeros: text of a few skewed bytes, which the
-    // writer codes (coded text, format version 9).
+    // writer codes (coded text, format version 9) when it prefers smaller files, and on longer
+    // columns otherwise.
     let scores: Vec<String> = (0..400u32)
         .map(|i| {
             (0..9 + i % 3)
@@ -121,7 +131,7 @@ fn files() {
                 .collect()
         })
         .collect();
-    write(&dir, "scores", &scores);
+    write_smaller(&dir, "scores", &scores);
     // Labels that follow names, which the writer keys by them (a keyed string stream).
     let mut people = many::<Record>(200, 64, 9);
     for (i, record) in people.iter_mut().enumerate() {
@@ -138,11 +148,7 @@ fn files() {
             (at_bats as u16, share(350) as u16, share(200) as u8, -(share(90) as i8))
         })
         .collect();
-    let options = EncodeOptions::default().prefer(Preference::Smaller);
-    let bytes = encode_with_options(&counts, &options).expect("seed values are shallow");
-    let path = dir.join("counts-smaller.tb");
-    std::fs::write(&path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    println!("{:>7} bytes  {}", bytes.len(), path.display());
+    write_smaller(&dir, "counts", &counts);
     // A walk whose steps are mostly a few sizes, with rare escapes: Huffman codes, in four
     // streams when the walk is long.
     // `mix` picks each step: the index itself repeats with a period of 20, which run lengths

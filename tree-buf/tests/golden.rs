@@ -786,7 +786,7 @@ fn keyed_counts() -> Vec<Season> {
 
 /// Text that coded text (version 9) stores: line scores of games, a digit (or `x`) an inning and
 /// mostly zeros, and short codes of a four-letter alphabet; with a dictionary of strings whose
-/// text is coded as well.
+/// text is coded as well. Written preferring smaller files, which code text this short.
 type CodedText = (Vec<String>, Vec<String>, Vec<String>);
 
 fn coded_text() -> CodedText {
@@ -1220,7 +1220,12 @@ fn cases() -> Vec<Case> {
         archive_metadata_case(),
         written_in(
             "v9",
-            case("coded_text", defaults(), coded_text(), PartialEq::eq),
+            case(
+                "coded_text",
+                EncodeOptions::default().prefer(Preference::Smaller),
+                coded_text(),
+                PartialEq::eq,
+            ),
         ),
     ]
 }

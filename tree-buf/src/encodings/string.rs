@@ -300,27 +300,31 @@ pub(crate) fn encode(
 ) -> (Version, Option<Ranks>) {
     let ranks = Ranks::keyable(column);
     let text = TextCost::of(column.text(), settings);
-    let dictionary = dictionary_of(column, ranks.as_ref(), text, settings);
-    // The column may be encoded twice (with and without whole-byte codecs) with the dictionary
-    // and the text's cost found once; the samples the zstd stage judges it by find their own
-    // dictionary, and keep their text as it is: the stage takes zstd's gain on the column to be
-    // in proportion to its gain on a sample, and a sample's dictionary, whose text coding would
-    // shrink, holds more of it than the column's does.
+    let dictionary = ranks
+        .as_ref()
+        .and_then(|ranks| Dictionary::of(column, ranks, settings));
+    // Text as it is, which zstd may compress, takes the dictionary as it always did; coded text
+    // takes it only where it beats the coded column.
+    let as_is = dictionary
+        .as_ref()
+        .filter(|d| d.smaller(column, TextCost::AS_IS));
+    let coded = dictionary.as_ref().filter(|d| d.smaller(column, text));
     // Coded text costs about what a zstd frame does to decode, so a frame that saves less than
     // the settings ask of one over text as it is still beats it: between the two the smaller
     // wins (where the settings keep frames for their savings at all).
-    let coded = dictionary
-        .as_ref()
-        .map_or(text, |d| d.text)
-        .coded_per_kib
-        .is_some();
-    let stage = match coded && settings.zstd_enough_saving != usize::MAX {
+    let codes = coded.map_or(text, |d| d.text).coded_per_kib.is_some();
+    let stage = match codes && settings.zstd_enough_saving != usize::MAX {
         true => Settings {
             zstd_enough_saving: 1,
             ..settings.clone()
         },
         false => settings.clone(),
     };
+    // The column may be encoded twice (with and without whole-byte codecs) with the dictionary
+    // and the text's cost found once; the samples the zstd stage judges it by find their own
+    // dictionary, and keep their text as it is: the stage takes zstd's gain on the column to be
+    // in proportion to its gain on a sample, and a sample's dictionary, whose text coding would
+    // shrink, holds more of it than the column's does.
     let version = zstd::best_of(&stage, column, 1, out, |part, part_settings, out| {
         // The streams inside keep the settings' own bar.
         let part_settings = &Settings {
@@ -328,13 +332,17 @@ pub(crate) fn encode(
             ..part_settings.clone()
         };
         if std::ptr::eq(part, column) {
-            let text = text.under(part_settings);
-            encode_with(part, dictionary.as_ref(), text, part_settings, out)
+            let (text, dictionary) = match TextCost::allowed(part_settings) {
+                true => (text, coded),
+                false => (TextCost::AS_IS, as_is),
+            };
+            encode_with(part, dictionary, text, part_settings, out)
         } else {
             let ranks = Ranks::keyable(part);
             // Whole-byte codecs keep text as it is, the dictionary's too.
-            let text_as_is = part_settings.byte_aligned();
-            let dictionary = dictionary_of(part, ranks.as_ref(), TextCost::AS_IS, &text_as_is);
+            let dictionary = (ranks.as_ref())
+                .and_then(|ranks| Dictionary::of(part, ranks, &part_settings.byte_aligned()))
+                .filter(|d| d.smaller(part, TextCost::AS_IS));
             encode_with(
                 part,
                 dictionary.as_ref(),
@@ -345,19 +353,6 @@ pub(crate) fn encode(
         }
     });
     (version, ranks)
-}
-
-/// The dictionary of `column`, whose ranks are `ranks` (if it has few enough distinct strings),
-/// when it is smaller than the plain form, whose text costs `text`, with `settings`.
-fn dictionary_of<'a>(
-    column: &StrColumn,
-    ranks: Option<&'a Ranks>,
-    text: TextCost,
-    settings: &Settings,
-) -> Option<Dictionary<'a>> {
-    ranks
-        .and_then(|ranks| Dictionary::of(column, ranks, settings))
-        .filter(|d| d.estimate() < plain_estimate(column, text))
 }
 
 /// `column` through its dictionary, if any, else plainly, its text costing `text`.
@@ -386,8 +381,11 @@ struct TextCost {
 }
 
 impl TextCost {
-    /// Below this many bytes, text stays as it is: a Huffman table takes about what it saves.
-    const MIN_CODED: usize = int::HUFFMAN_MIN_VALUES;
+    /// Below this many bytes, text stays as it is where smaller files are not asked for: coding
+    /// it costs a pass, a code table and its streams on top of the zstd frame tried in full on
+    /// such a column, which mostly beats it there (on the GraphQL response all text this short
+    /// that coding halves, digits, zstd shrank further), for at most a few kilobytes.
+    const MIN_CODED: usize = 64 << 10;
 
     /// Text kept as it is.
     const AS_IS: TextCost = TextCost {
@@ -397,7 +395,14 @@ impl TextCost {
     /// The cost of `text` in a stream encoded with `settings`, judged by the Huffman codes of
     /// its bytes' frequencies (one pass over them) and their table.
     fn of(text: &str, settings: &Settings) -> TextCost {
-        if !Self::allowed(settings) || text.len() < Self::MIN_CODED {
+        // Where any saving counts, text is coded from the length a Huffman table may pay at.
+        let smaller = settings.zstd_enough_saving <= 1;
+        let least = if smaller {
+            int::HUFFMAN_MIN_VALUES
+        } else {
+            Self::MIN_CODED
+        };
+        if !Self::allowed(settings) || text.len() < least {
             return Self::AS_IS;
         }
         let mut counts = zstd::ByteCounts::default();
@@ -405,8 +410,7 @@ impl TextCost {
         let coded = coded_estimate(&counts.occurring().collect::<Vec<_>>());
         // Coding is tried on every column it may win, at a cost in encoding time: it must
         // halve the text, or, where the settings keep any saving (smaller files), save at all.
-        let pays =
-            coded <= text.len() / 2 || (settings.zstd_enough_saving <= 1 && coded < text.len());
+        let pays = coded <= text.len() / 2 || (smaller && coded < text.len());
         if !pays {
             return Self::AS_IS;
         }
@@ -494,9 +498,15 @@ fn encode_plain(
     version
 }
 
-/// The plain form's size, roughly: the text at its cost, and the lengths.
+/// The plain form's size, roughly: the text at its cost, and the lengths: a byte each beside
+/// text as it is, which zstd may then compress (the dictionary's fewer strings compress better,
+/// which a byte a length allows for), and coded by their frequencies beside coded text.
 fn plain_estimate(column: &StrColumn, text: TextCost) -> usize {
-    text.bytes(column.text().len()) + lengths_estimate(column)
+    let lengths = match text.coded_per_kib {
+        Some(_) => lengths_estimate(column),
+        None => column.len(),
+    };
+    text.bytes(column.text().len()) + lengths
 }
 
 /// The bytes the lengths of `column`'s strings should take: a byte each when they are few, else
@@ -545,10 +555,21 @@ impl<'a> Dictionary<'a> {
         })
     }
 
-    /// Its size, roughly: the distinct strings plainly, and bit-packed indices.
-    fn estimate(&self) -> usize {
+    /// Its size, roughly: the distinct strings plainly (coded where the column's text is, and
+    /// theirs pays), and bit-packed indices.
+    fn estimate(&self, text: TextCost) -> usize {
+        let text = match text.coded_per_kib {
+            Some(_) => self.text,
+            None => TextCost::AS_IS,
+        };
         let index_bits = int::bit_width(self.distinct.len().saturating_sub(1) as u64) as usize;
-        plain_estimate(&self.distinct, self.text) + (self.indices.len() * index_bits).div_ceil(8)
+        plain_estimate(&self.distinct, text) + (self.indices.len() * index_bits).div_ceil(8)
+    }
+
+    /// Whether it is smaller than the plain form of `column` (its strings), whose text costs
+    /// `text`.
+    fn smaller(&self, column: &StrColumn, text: TextCost) -> bool {
+        self.estimate(text) < plain_estimate(column, text)
     }
 
     fn encode(&self, settings: &Settings, out: &mut Vec<u8>) -> Version {
@@ -1398,7 +1419,7 @@ mod tests {
 
     #[test]
     fn text_of_few_skewed_bytes_is_coded() {
-        let scores = line_scores(3000);
+        let scores = line_scores(8000);
         let refs: Vec<&str> = scores.iter().map(String::as_str).collect();
         let text: usize = refs.iter().map(|s| s.len()).sum();
         for settings in [Settings::default(), Settings::fast()] {
@@ -1411,6 +1432,19 @@ mod tests {
             assert!(out.len() * 3 < text, "{} bytes for {text}", out.len());
             assert_eq!(round_trip(&column(&refs), &settings), out.len());
         }
+        // Shorter text is coded only where smaller files are preferred.
+        let short = &refs[..refs.len() / 4];
+        let mut out = Vec::new();
+        let _ = encode(&column(short), &Settings::default(), &mut out);
+        assert!(!described(&out).contains("coded"), "{}", described(&out));
+        let _ = round_trip(&column(short), &Settings::small());
+        out.clear();
+        let _ = encode(&column(short), &Settings::small(), &mut out);
+        assert!(
+            described(&out).contains("coded text("),
+            "{}",
+            described(&out)
+        );
         // Multi-byte characters among them: the decoded text is checked as UTF-8.
         let accented: Vec<String> = (scores.iter().enumerate())
             .map(|(i, score)| match i % 7 {
@@ -1438,7 +1472,7 @@ mod tests {
         }
         // Two-byte characters of many values: coding them would not halve them, which the
         // faster settings ask of it.
-        let even: Vec<String> = (0..1000u32)
+        let even: Vec<String> = (0..40_000u32)
             .map(|i| {
                 char::from_u32(0x100 + (i * 7919) % 0x700)
                     .unwrap()
