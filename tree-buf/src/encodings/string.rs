@@ -1394,13 +1394,7 @@ mod tests {
     /// Line scores of games, a digit (or `x`) an inning, mostly zeros: text of a few skewed
     /// byte values whose strings hardly repeat.
     fn line_scores(count: usize) -> Vec<String> {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::encodings::xorshift(0x2545_f491_4f6c_dd1d);
         (0..count)
             .map(|_| {
                 let innings = 9 + usize::from(next() % 8 == 0) * (next() % 6) as usize;
