@@ -1397,10 +1397,10 @@ mod tests {
         let mut next = crate::encodings::xorshift(0x2545_f491_4f6c_dd1d);
         (0..count)
             .map(|_| {
-                let innings = 9 + usize::from(next() % 8 == 0) * (next() % 6) as usize;
+                let innings = 9 + usize::from(next().is_multiple_of(8)) * (next() % 6) as usize;
                 (0..innings)
                     .map(|inning| match next() % 16 {
-                        _ if inning == innings - 1 && next() % 2 == 0 => 'x',
+                        _ if inning == innings - 1 && next().is_multiple_of(2) => 'x',
                         0..=9 => '0',
                         10..=12 => '1',
                         13 | 14 => '2',
