@@ -2,6 +2,10 @@
 //! order on the calling thread when it is off or when the caller judges the work too small.
 
 /// `f` applied to every item, results in the items' order; on rayon's threads if `parallel`.
+///
+/// Every item is a task of its own, which any idle thread may take: the items here are large
+/// (branches, chunks), and rayon by default hands out runs of several items, so that a thread
+/// out of work may wait while another works through its last run alone.
 pub(crate) fn map<T: Send, R: Send>(
     items: Vec<T>,
     parallel: bool,
@@ -10,7 +14,7 @@ pub(crate) fn map<T: Send, R: Send>(
     #[cfg(feature = "parallel")]
     if parallel {
         use rayon::prelude::*;
-        return items.into_par_iter().map(f).collect();
+        return items.into_par_iter().with_max_len(1).map(f).collect();
     }
     let _ = parallel;
     items.into_iter().map(f).collect()
