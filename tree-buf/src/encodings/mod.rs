@@ -205,8 +205,7 @@ impl Settings {
     /// Whether a zstd frame of `compressed` bytes is worth keeping over a stream of `plain`;
     /// and coded text over text as it is, which costs about as much to decode (its code table).
     pub(crate) fn keeps_zstd(&self, compressed: usize, plain: usize) -> bool {
-        let saving = plain.saturating_sub(compressed);
-        compressed < plain && (saving >= self.zstd_enough_saving || compressed <= plain / 2)
+        zstd::keeps_frame(compressed, plain, self.zstd_enough_saving)
     }
 
     pub(crate) fn byte_aligned(&self) -> Self {

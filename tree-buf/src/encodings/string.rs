@@ -313,45 +313,44 @@ pub(crate) fn encode(
     // the settings ask of one over text as it is still beats it: between the two the smaller
     // wins (where the settings keep frames for their savings at all).
     let codes = coded.map_or(text, |d| d.text).coded_per_kib.is_some();
-    let stage = match codes && settings.zstd_enough_saving != usize::MAX {
-        true => Settings {
-            zstd_enough_saving: 1,
-            ..settings.clone()
-        },
-        false => settings.clone(),
+    let frame_saving = match codes && settings.zstd_enough_saving != usize::MAX {
+        true => 1,
+        false => settings.zstd_enough_saving,
     };
     // The column may be encoded twice (with and without whole-byte codecs) with the dictionary
     // and the text's cost found once; the samples the zstd stage judges it by find their own
     // dictionary, and keep their text as it is: the stage takes zstd's gain on the column to be
     // in proportion to its gain on a sample, and a sample's dictionary, whose text coding would
     // shrink, holds more of it than the column's does.
-    let version = zstd::best_of(&stage, column, 1, out, |part, part_settings, out| {
-        // The streams inside keep the settings' own bar.
-        let part_settings = &Settings {
-            zstd_enough_saving: settings.zstd_enough_saving,
-            ..part_settings.clone()
-        };
-        if std::ptr::eq(part, column) {
-            let (text, dictionary) = match TextCost::allowed(part_settings) {
-                true => (text, coded),
-                false => (TextCost::AS_IS, as_is),
-            };
-            encode_with(part, dictionary, text, part_settings, out)
-        } else {
-            let ranks = Ranks::keyable(part);
-            // Whole-byte codecs keep text as it is, the dictionary's too.
-            let dictionary = (ranks.as_ref())
-                .and_then(|ranks| Dictionary::of(part, ranks, &part_settings.byte_aligned()))
-                .filter(|d| d.smaller(part, TextCost::AS_IS));
-            encode_with(
-                part,
-                dictionary.as_ref(),
-                TextCost::AS_IS,
-                part_settings,
-                out,
-            )
-        }
-    });
+    let version = zstd::best_of_saving(
+        settings,
+        frame_saving,
+        column,
+        1,
+        out,
+        |part, part_settings, out| {
+            if std::ptr::eq(part, column) {
+                let (text, dictionary) = match TextCost::allowed(part_settings) {
+                    true => (text, coded),
+                    false => (TextCost::AS_IS, as_is),
+                };
+                encode_with(part, dictionary, text, part_settings, out)
+            } else {
+                let ranks = Ranks::keyable(part);
+                // Whole-byte codecs keep text as it is, the dictionary's too.
+                let dictionary = (ranks.as_ref())
+                    .and_then(|ranks| Dictionary::of(part, ranks, &part_settings.byte_aligned()))
+                    .filter(|d| d.smaller(part, TextCost::AS_IS));
+                encode_with(
+                    part,
+                    dictionary.as_ref(),
+                    TextCost::AS_IS,
+                    part_settings,
+                    out,
+                )
+            }
+        },
+    );
     (version, ranks)
 }
 

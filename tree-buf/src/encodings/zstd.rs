@@ -118,6 +118,22 @@ pub(crate) fn best_of<V: Sampled + ?Sized>(
     out: &mut Vec<u8>,
     encode: impl Fn(&V, &Settings, &mut Vec<u8>) -> Version,
 ) -> Version {
+    let enough_saving = settings.zstd_enough_saving;
+    best_of_saving(settings, enough_saving, values, align, out, encode)
+}
+
+/// [`best_of`], keeping a frame that saves `enough_saving` bytes (or halves the stream) rather
+/// than what the settings ask of one: for a stream whose plain form costs about what a frame does
+/// to decode (coded text), where the smaller of the two should win.
+pub(crate) fn best_of_saving<V: Sampled + ?Sized>(
+    settings: &Settings,
+    enough_saving: usize,
+    values: &V,
+    align: usize,
+    out: &mut Vec<u8>,
+    encode: impl Fn(&V, &Settings, &mut Vec<u8>) -> Version,
+) -> Version {
+    let keeps = |compressed, plain| keeps_frame(compressed, plain, enough_saving);
     let start = out.len();
     let plain_version = encode(values, settings, out);
     let Some(level) = settings.zstd_level.filter(|_| COMPRESSES) else {
@@ -156,19 +172,19 @@ pub(crate) fn best_of<V: Sampled + ?Sized>(
         let _ = encode(&sample, settings, &mut sample_out);
         let predicted = |bytes: usize| bytes * plain / sample_out.len().max(1);
         let likely = predicted(likely_size(&aligned));
-        if !settings.keeps_zstd(likely, plain) {
+        if !keeps(likely, plain) {
             return plain_version;
         }
         // zstd's frames come out at most about twice the guess: a column that gains enough even
         // then is compressed in full at once; one nearer the line is measured on its sample
         // first.
-        if !settings.keeps_zstd(likely * 2, plain) {
+        if !keeps(likely * 2, plain) {
             let Some(compressed) = compress_frame(&aligned, level) else {
                 return plain_version;
             };
             // A sample's frame compresses a little worse than the column's (repeats far apart):
             // keep a column in the running when it comes near.
-            if !settings.keeps_zstd(predicted(compressed.len()) * 20 / 21, plain) {
+            if !keeps(predicted(compressed.len()) * 20 / 21, plain) {
                 return plain_version;
             }
         }
@@ -176,13 +192,20 @@ pub(crate) fn best_of<V: Sampled + ?Sized>(
         aligned_version = encode(values, &aligned_settings, &mut aligned);
     }
     match compress(&aligned, level) {
-        Some(compressed) if settings.keeps_zstd(compressed.len(), plain) => {
+        Some(compressed) if keeps(compressed.len(), plain) => {
             out.truncate(start);
             out.extend_from_slice(&compressed);
             aligned_version
         }
         _ => plain_version,
     }
+}
+
+/// Whether a zstd frame of `compressed` bytes is worth keeping over a stream of `plain`: it must
+/// save `enough_saving` bytes or halve the stream.
+pub(crate) fn keeps_frame(compressed: usize, plain: usize, enough_saving: usize) -> bool {
+    let saving = plain.saturating_sub(compressed);
+    compressed < plain && (saving >= enough_saving || compressed <= plain / 2)
 }
 
 /// An optimistic guess of the size zstd compresses `bytes` to, at a small fraction of its cost:
