@@ -367,6 +367,13 @@ fn archives(
         "| rows | decoded as | archive bytes | runs | one thread ms | all threads ms | speedup |"
     );
     println!("|---|---|---:|---:|---:|---:|---:|");
+    // Twice the rounds of the other tables: a burst times only two runs, and the whole games,
+    // which take a second or more each, would otherwise get ten, too few for a median on a
+    // shared machine.
+    let runs = &Runs {
+        min: runs.min * 2,
+        ..*runs
+    };
     let pair = |rows: &str, what: &str, bytes: usize, tasks: Vec<Task<'_, Duration>>| {
         let mut tasks = tasks;
         let times = round_robin_warm(runs, &mut tasks, BURST);
