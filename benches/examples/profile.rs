@@ -18,8 +18,11 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use tree_buf::{DecodeOptions, EncodeOptions, Preference};
-use tree_buf_benches::timing::{round_robin_warm, timed, Runs, Task};
-use tree_buf_benches::{lossy_options, names_file, thread_pool, with_borrowed_names, Dataset};
+use tree_buf_benches::timing::{round_robin_warm, timed, Runs};
+use tree_buf_benches::{
+    available_threads, in_each_pool, lossy_options, names_file, thread_pool, with_borrowed_names,
+    Dataset,
+};
 use tree_buf_datasets::{baseball, geojson, graphql, noise, retrosheet, stocks};
 
 fn run<T: Dataset>(value: T, encode_options: EncodeOptions, what: &str, times: usize) {
@@ -151,20 +154,18 @@ where
     let options = ArchiveOptions::default().chunk_rows(rows.len().div_ceil(16));
     let bytes = tree_buf_benches::archive_checked(rows, options);
     let archive = Archive::from_bytes(&bytes).expect("opens");
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let only = std::env::var("PROFILE_ONLY").ok();
-    let sides = [("one", "one thread", 1), ("all", "all threads", threads)];
-    let (labels, mut tasks): (Vec<&str>, Vec<Task<'_, Duration>>) = (sides.into_iter())
+    let sides = [
+        ("one", "one thread", 1),
+        ("all", "all threads", available_threads()),
+    ];
+    // As the report times them: both sides in a pool, off the main thread.
+    let (labels, pools): (Vec<&str>, Vec<_>) = (sides.into_iter())
         .filter(|(side, ..)| only.as_deref().is_none_or(|only| only == *side))
-        .map(|(_, label, threads)| {
-            // As the report times them: both sides in a pool, off the main thread.
-            let pool = thread_pool(threads);
-            let archive = &archive;
-            let decode =
-                move || timed(|| pool.install(|| archive.decode_all::<T>().expect("decodes"))).1;
-            (label, Box::new(decode) as Task<'_, Duration>)
-        })
+        .map(|(_, label, threads)| (label, thread_pool(threads)))
         .unzip();
+    let decode = || archive.decode_all::<T>().expect("decodes");
+    let mut tasks = in_each_pool(&pools, &decode);
     let runs = Runs {
         min: times,
         budget_per_task: Duration::ZERO,

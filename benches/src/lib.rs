@@ -90,6 +90,22 @@ pub fn thread_pool(threads: usize) -> rayon::ThreadPool {
         .expect("a thread pool")
 }
 
+/// How many threads this machine runs at once: the "all threads" of the report's timings.
+pub fn available_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A timing task per pool, each running `decode` in its pool; what `decode` returns is freed
+/// after the timing, as [`timing::load_task`]'s are.
+pub fn in_each_pool<'a, R: Send>(
+    pools: &'a [rayon::ThreadPool],
+    decode: &'a (dyn Fn() -> R + Sync),
+) -> Vec<timing::Task<'a, std::time::Duration>> {
+    (pools.iter())
+        .map(|pool| timing::load_task(move || pool.install(decode)))
+        .collect()
+}
+
 fn tree_buf_encode<T: Dataset>(value: &T, preference: Preference, parallel: bool) -> Vec<u8> {
     let options = EncodeOptions::default()
         .prefer(preference)

@@ -70,6 +70,11 @@ pub fn timed<R>(run: impl FnOnce() -> R) -> (R, Duration) {
     (result, start.elapsed())
 }
 
+/// A task that times `load`, and frees what it loaded after the clock has stopped.
+pub fn load_task<'a, R>(load: impl Fn() -> R + 'a) -> Task<'a, Duration> {
+    Box::new(move || timed(&load).1)
+}
+
 /// The median of `times`: the middle one, or the mean of the two in the middle.
 ///
 /// # Panics

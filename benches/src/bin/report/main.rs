@@ -18,11 +18,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::Serialize;
-use tree_buf_benches::timing::{median, round_robin, round_robin_warm, timed, Runs, Task};
+use tree_buf_benches::timing::{
+    load_task, median, round_robin, round_robin_warm, timed, Runs, Task,
+};
 use tree_buf_benches::{
-    archive_checked, encode_checked, formats, load_compact_names, load_everything, load_names,
-    names_file, one_thread, thread_pool, with_borrowed_names, with_repeated_geometry, CompactNames,
-    Dataset, Format, GameNumbers, NameFeature, Names, BITCODE,
+    archive_checked, available_threads, encode_checked, formats, in_each_pool, load_compact_names,
+    load_everything, load_names, names_file, one_thread, thread_pool, with_borrowed_names,
+    with_repeated_geometry, CompactNames, Dataset, Format, GameNumbers, NameFeature, Names,
+    BITCODE,
 };
 use tree_buf_datasets::{baseball, datasets_dir, geojson, graphql, noise, retrosheet, stocks};
 
@@ -170,11 +173,6 @@ fn medians_in_turn(runs: &Runs, mut tasks: Vec<Task<'_, Duration>>) -> Vec<(Dura
             (median(times), count)
         })
         .collect()
-}
-
-/// A task that times `load`, and frees what it loaded after the clock has stopped.
-fn load_task<'a, R>(load: impl Fn() -> R + 'a) -> Task<'a, Duration> {
-    Box::new(move || timed(&load).1)
 }
 
 fn partial_load(countries: &geojson::FeatureCollection, settings: &Settings) {
@@ -351,7 +349,7 @@ fn archives(
         times[0].1,
     );
 
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = available_threads();
     println!(
         "\nRows in archives of 16 chunks, all decoded by `Archive::decode_all` in a rayon pool of \
          one thread and in one of {threads} (chunks in parallel, each written straight into its \
@@ -425,17 +423,6 @@ fn archives(
             (games_archive.decode_all::<retrosheet::Game>()).expect("decodes")
         }),
     );
-}
-
-/// A timing task per pool, each running `decode` in its pool; what `decode` returns is freed
-/// after the timing, as [`load_task`]'s are.
-fn in_each_pool<'a, R: Send>(
-    pools: &'a [rayon::ThreadPool],
-    decode: &'a (dyn Fn() -> R + Sync),
-) -> Vec<Task<'a, Duration>> {
-    (pools.iter())
-        .map(|pool| load_task(move || pool.install(decode)))
-        .collect()
 }
 
 /// Each timing of one thread against all in the archives section is a burst of this many runs.
@@ -519,7 +506,7 @@ fn main() {
          does, except in the rows marked parallel. MB/s is the bitcode encoding's size of the \
          dataset (MB = 10^6 bytes) per second, for every format.",
         dir.display(),
-        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        available_threads(),
         runs.min,
         if runs.min == 1 { "round" } else { "rounds" },
         runs.budget_per_task.as_secs_f64(),
