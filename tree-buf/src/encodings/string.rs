@@ -57,6 +57,11 @@ tags! {
 /// Strings as one buffer and where each ends (each starts where the one before ends). An
 /// encoder's column owns its text (`S = String`); a decoded one holds it as the stream does: lent
 /// from the file where the stream keeps it as it is, owned where it had to be made (decompressed).
+///
+/// The ends ascend and each is a character boundary of the text (so at most its length), which
+/// lets [`Self::span`]'s strings be sliced without checks, as bitcode does once a column is
+/// validated. Every way of making a column keeps that: `push` and `append` add whole strings,
+/// [`Self::checked`] checks decoded ends, and the conversions between text types keep the text.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct StrColumn<S = String> {
     bytes: S,
@@ -79,7 +84,7 @@ impl StrColumn {
         self.ends.extend(other.ends.iter().map(|&end| end + offset));
     }
 
-    /// The column as a decoded one, which owns its text.
+    /// The column as a decoded one, which owns its text (the same text).
     fn into_decoded<'t>(self) -> StrColumn<Cow<'t, str>> {
         StrColumn {
             bytes: Cow::Owned(self.bytes),
@@ -93,22 +98,17 @@ impl<S> StrColumn<S> {
         self.ends.len()
     }
 
-    /// Where string `index` is in the text: empty past the end.
+    /// Where string `index` is in the text, both ends on character boundaries of it (the
+    /// column's invariant): empty past the end.
     #[inline]
     fn span(&self, index: usize) -> Range<usize> {
-        let start = match index.checked_sub(1) {
-            Some(before) => self.ends.get(before).copied().unwrap_or_default(),
-            None => 0,
-        };
-        start..self.ends.get(index).copied().unwrap_or_default()
-    }
-
-    /// The same strings with their text made into another form.
-    fn map_text<U, E>(self, text: impl FnOnce(S) -> Result<U, E>) -> Result<StrColumn<U>, E> {
-        Ok(StrColumn {
-            bytes: text(self.bytes)?,
-            ends: self.ends,
-        })
+        match self.ends.get(index) {
+            Some(&end) => match index.checked_sub(1) {
+                Some(before) => self.ends[before]..end,
+                None => 0..end,
+            },
+            None => 0..0,
+        }
     }
 
     /// Where each string ends in the text: ascending, the last at its end, each on a character
@@ -146,10 +146,7 @@ impl<S: AsRef<str>> StrColumn<S> {
     /// String `index`, or "" past the end.
     #[inline]
     pub(crate) fn get(&self, index: usize) -> &str {
-        self.bytes
-            .as_ref()
-            .get(self.span(index))
-            .unwrap_or_default()
+        slice(self.bytes.as_ref(), self.span(index))
     }
 
     fn iter(&self) -> impl Iterator<Item = &str> {
@@ -161,19 +158,92 @@ impl<'t> StrColumn<&'t str> {
     /// String `index`, for as long as the text it is lent from; "" past the end.
     #[inline]
     fn get_lent(&self, index: usize) -> &'t str {
-        self.bytes.get(self.span(index)).unwrap_or_default()
+        slice(self.bytes, self.span(index))
+    }
+
+    /// The same column, its text held as a `Cow`.
+    fn into_cow(self) -> StrColumn<Cow<'t, str>> {
+        StrColumn {
+            bytes: Cow::Borrowed(self.bytes),
+            ends: self.ends,
+        }
     }
 }
 
 impl<'t> StrColumn<Cow<'t, str>> {
+    /// A decoded column, if `ends` ascend and each is a character boundary of `text`.
+    fn checked(text: Cow<'t, str>, ends: Vec<usize>) -> Result<Self, DecodeError> {
+        check_ends(&ends, &text)?;
+        Ok(StrColumn { bytes: text, ends })
+    }
+
     /// String `index` for as long as the text it is lent from, if the text is lent ("" past the
     /// end); `None` if the column owns its text.
     #[inline]
     fn lent(&self, index: usize) -> Option<&'t str> {
         match &self.bytes {
-            Cow::Borrowed(text) => Some(text.get(self.span(index)).unwrap_or_default()),
+            Cow::Borrowed(text) => Some(slice(text, self.span(index))),
             Cow::Owned(_) => None,
         }
+    }
+
+    /// The same column lent for `'t`: from the stream's bytes if they are, else from `kept`.
+    fn lend(self, kept: Option<KeptBranch<'t>>) -> Result<StrColumn<&'t str>, DecodeError> {
+        match (self.bytes, kept) {
+            (Cow::Borrowed(text), _) => Ok(StrColumn {
+                bytes: text,
+                ends: self.ends,
+            }),
+            (Cow::Owned(text), Some(kept)) => {
+                // The store keeps the text where it is, or gives back the copy it kept when the
+                // branch was decoded before: only a copy needs its ends checked.
+                let place = (text.as_ptr(), text.len());
+                let lent = kept.text(text);
+                if (lent.as_ptr(), lent.len()) != place {
+                    check_ends(&self.ends, lent)?;
+                }
+                Ok(StrColumn {
+                    bytes: lent,
+                    ends: self.ends,
+                })
+            }
+            (Cow::Owned(_), None) => Err(not_lent("strings")),
+        }
+    }
+
+    /// The same column, owning its text.
+    fn into_owned<'u>(self) -> StrColumn<Cow<'u, str>> {
+        StrColumn {
+            bytes: Cow::Owned(self.bytes.into_owned()),
+            ends: self.ends,
+        }
+    }
+}
+
+/// The string at `span` of `text`, whose ends are character boundaries of it.
+#[inline]
+#[allow(unsafe_code)]
+fn slice(text: &str, span: Range<usize>) -> &str {
+    debug_assert!(text.get(span.clone()).is_some());
+    // SAFETY: `span` comes from `StrColumn::span`, whose ends are character boundaries of the
+    // column's text in ascending order (the type's invariant), or 0..0.
+    unsafe { text.get_unchecked(span) }
+}
+
+/// Checks that `ends` ascend and that each is a character boundary of `text`: then each string
+/// is valid UTF-8 and lies within it. Passes without a branch per string, which the compiler
+/// can vectorize; in ASCII text every byte starts a character.
+fn check_ends(ends: &[usize], text: &str) -> Result<(), DecodeError> {
+    let (ascending, _) = (ends.iter()).fold((true, 0), |(ascending, start), &end| {
+        (ascending & (start <= end), end)
+    });
+    if !ascending || ends.last().is_some_and(|&last| last > text.len()) {
+        return Err(corrupt("string ends out of order or past the text"));
+    }
+    if text.is_ascii() || ends.iter().all(|&end| text.is_char_boundary(end)) {
+        Ok(())
+    } else {
+        Err(corrupt("a string ends inside a UTF-8 character"))
     }
 }
 
@@ -211,15 +281,15 @@ impl<S> Strings<S> {
         }
     }
 
-    /// The same strings with the text of their column or table made into another form.
-    pub(crate) fn map_text<U, E>(
+    /// The same strings with their column or table made into another form of it.
+    fn map_column<U, E>(
         self,
-        text: impl FnOnce(S) -> Result<U, E>,
+        column: impl FnOnce(StrColumn<S>) -> Result<StrColumn<U>, E>,
     ) -> Result<Strings<U>, E> {
         Ok(match self {
-            Strings::Plain(column) => Strings::Plain(column.map_text(text)?),
+            Strings::Plain(plain) => Strings::Plain(column(plain)?),
             Strings::Indexed { table, indices } => Strings::Indexed {
-                table: table.map_text(text)?,
+                table: column(table)?,
                 indices,
             },
         })
@@ -270,11 +340,12 @@ impl<'t> DecodedStrings<'t> {
         self,
         kept: Option<KeptBranch<'t>>,
     ) -> Result<Strings<&'t str>, DecodeError> {
-        self.map_text(|text| match (text, kept) {
-            (Cow::Borrowed(text), _) => Ok(text),
-            (Cow::Owned(text), Some(kept)) => Ok(kept.text(text)),
-            (Cow::Owned(_), None) => Err(not_lent("strings")),
-        })
+        self.map_column(|column| column.lend(kept))
+    }
+
+    /// The strings lent for `'t` as [`Self::lend`] lends them, their text held as a `Cow` again.
+    pub(crate) fn lend_as_cow(self, kept: KeptBranch<'t>) -> Result<Self, DecodeError> {
+        self.map_column(|column| Ok(column.lend(Some(kept))?.into_cow()))
     }
 
     /// The strings as a plain column, for a table that nests another stream's strings.
@@ -782,11 +853,9 @@ impl<'a> StrStream<'a> {
     ) -> Result<DecodedStrings<'a>, DecodeError> {
         match self {
             StrStream::Plain { lengths, text } => {
-                let (text, ends) = checked_plain(lengths, text, count, budget, depth)?;
-                Ok(Strings::Plain(StrColumn {
-                    bytes: Cow::Borrowed(text),
-                    ends,
-                }))
+                let ends = plain_ends(lengths, text.len(), count, budget, depth)?;
+                let text = std::str::from_utf8(text).map_err(not_utf8)?;
+                StrColumn::checked(Cow::Borrowed(text), ends).map(Strings::Plain)
             }
             StrStream::Coded { lengths, bytes } => {
                 budget.require(Version::CODED_TEXT, "coded text")?;
@@ -795,11 +864,7 @@ impl<'a> StrStream<'a> {
                 budget.charge(text_len, 1)?;
                 let bytes = int::decode_nested::<u8>(bytes, text_len, budget, depth + 1)?;
                 let text = String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error()))?;
-                check_boundaries(&ends, &text)?;
-                Ok(Strings::Plain(StrColumn {
-                    bytes: Cow::Owned(text),
-                    ends,
-                }))
+                StrColumn::checked(Cow::Owned(text), ends).map(Strings::Plain)
             }
             StrStream::Dictionary {
                 distinct,
@@ -981,20 +1046,6 @@ pub(crate) fn decode_keyed<'t, S: AsRef<str>>(
     Ok(Strings::Indexed { table, indices })
 }
 
-/// The text of a plain stream and where each of its `count` strings ends, checked.
-fn checked_plain<'a>(
-    lengths: &[u8],
-    text: &'a [u8],
-    count: usize,
-    budget: &mut Budget,
-    depth: usize,
-) -> Result<(&'a str, Vec<usize>), DecodeError> {
-    let ends = plain_ends(lengths, text.len(), count, budget, depth)?;
-    let text = std::str::from_utf8(text).map_err(not_utf8)?;
-    check_boundaries(&ends, text)?;
-    Ok((text, ends))
-}
-
 /// The ends of the `count` strings of a plain stream in its text of `text_len` bytes, from the
 /// int stream of their lengths, `lengths`; the text is charged to the budget.
 fn plain_ends(
@@ -1033,15 +1084,6 @@ fn string_ends(
             end
         })
         .collect())
-}
-
-/// Checks that every string ends on a character boundary of `text`: then each is valid UTF-8.
-fn check_boundaries(ends: &[usize], text: &str) -> Result<(), DecodeError> {
-    if ends.iter().all(|&end| text.is_char_boundary(end)) {
-        Ok(())
-    } else {
-        Err(corrupt("a string ends inside a UTF-8 character"))
-    }
 }
 
 fn not_utf8(error: std::str::Utf8Error) -> DecodeError {
@@ -1139,11 +1181,7 @@ fn decode_owned<'t>(
     };
     bytes.drain(..text_start);
     let text = String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error()))?;
-    check_boundaries(&ends, &text)?;
-    Ok(Strings::Plain(StrColumn {
-        bytes: Cow::Owned(text),
-        ends,
-    }))
+    StrColumn::checked(Cow::Owned(text), ends).map(Strings::Plain)
 }
 
 /// The error for a borrowed type whose `what` are not stored as they are.
@@ -1161,8 +1199,8 @@ pub(crate) fn not_lent(what: &str) -> DecodeError {
 
 /// Strings decoded from a stream the decoder owns, made to own their text.
 fn owned_strings<'t>(strings: DecodedStrings<'_>) -> DecodedStrings<'t> {
-    let owned = |text: Cow<'_, str>| Ok::<_, Infallible>(Cow::Owned(text.into_owned()));
-    match strings.map_text(owned) {
+    let owned = |column: StrColumn<Cow<'_, str>>| Ok::<_, Infallible>(column.into_owned());
+    match strings.map_column(owned) {
         Ok(strings) => strings,
         Err(never) => match never {},
     }
@@ -1555,5 +1593,60 @@ mod tests {
             "more strings than values"
         );
         assert!(decode(&[0x7f], 1, &mut budget).is_err(), "unknown tag");
+    }
+
+    /// A column is sliced without checks once made, so every way of making one from decoded
+    /// parts checks them whole first.
+    #[test]
+    fn decoded_ends_are_checked_before_slicing() {
+        let checked = |text: &'static str, ends: Vec<usize>| {
+            StrColumn::checked(Cow::Borrowed(text), ends).map(|column| {
+                (0..column.len() + 1)
+                    .map(|i| column.get(i).to_owned())
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(checked("aéb", vec![1, 3, 4]).unwrap(), ["a", "é", "b", ""]);
+        assert_eq!(checked("", vec![0, 0]).unwrap(), ["", "", ""]);
+        assert!(checked("aéb", vec![1, 2, 4]).is_err(), "inside a character");
+        assert!(checked("abc", vec![2, 1, 3]).is_err(), "out of order");
+        assert!(checked("abc", vec![1, 4]).is_err(), "past the text");
+        assert!(
+            checked("abc", vec![usize::MAX]).is_err(),
+            "far past the text"
+        );
+        // Past the last string of a valid column, and past its table's end, is "".
+        let mut table = StrColumn::default();
+        table.push("x");
+        let indexed = Strings::Indexed {
+            table: table.into_decoded(),
+            indices: vec![0, 7],
+        };
+        assert_eq!(
+            [indexed.get(0), indexed.get(1), indexed.get(2)],
+            ["x", "", ""]
+        );
+    }
+
+    /// Lent strings come from the file where it holds them as they are, and from the store
+    /// where the decoder made them; a copy the store kept before is checked like new text.
+    #[test]
+    fn strings_are_lent_from_the_file_or_the_store() {
+        let kept = crate::branch::Kept::default();
+        let owned = StrColumn::checked(Cow::Owned("abcdé".to_owned()), vec![2, 6]).unwrap();
+        let lent = owned.clone().lend(Some(kept.branch(0))).unwrap();
+        assert_eq!([lent.get_lent(0), lent.get_lent(1)], ["ab", "cdé"]);
+        // The branch again: the store gives back its first copy, which fits the same ends.
+        let again = owned.clone().lend(Some(kept.branch(0))).unwrap();
+        assert_eq!(again.get_lent(1), "cdé");
+        // Another text under the same branch no longer fits these ends.
+        let other = StrColumn::checked(Cow::Owned("abcdéf".to_owned()), vec![2, 7]).unwrap();
+        assert!(other.lend(Some(kept.branch(0))).is_err());
+        assert!(
+            owned.lend(None).is_err(),
+            "owned text with nowhere to keep it"
+        );
+        let borrowed = StrColumn::checked(Cow::Borrowed("xyz"), vec![1, 3]).unwrap();
+        assert_eq!(borrowed.lend(None).unwrap().get_lent(1), "yz");
     }
 }

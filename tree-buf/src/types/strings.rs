@@ -187,9 +187,7 @@ impl<'de: 'a, 'a> FromStrings<'de> for Cow<'a, str> {
         kept: Option<KeptBranch<'de>>,
     ) -> Result<DecodedStrings<'de>, DecodeError> {
         match kept {
-            Some(kept) => strings
-                .lend(Some(kept))?
-                .map_text(|text| Ok(Cow::Borrowed(text))),
+            Some(kept) => strings.lend_as_cow(kept),
             None => Ok(strings),
         }
     }
