@@ -69,6 +69,11 @@ pub fn expand(container: &Container<'_>) -> TokenStream {
             fn next(&mut self) -> #ty {
                 #next
             }
+
+            #[inline]
+            fn next_vec(&mut self, n: usize) -> __tb::Vec<#ty> {
+                __tb::collect_values(n, || { #next })
+            }
         },
         trait_items: TokenStream::new(),
     })

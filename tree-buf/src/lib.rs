@@ -182,11 +182,12 @@ pub mod __private {
         ViaFrom, ViaInto, ViaTryFrom,
     };
     pub use crate::types::{
-        check_unit, DecodeOwned, Discriminants, EnumNode, Missing, OrDefault, StructNode,
-        TupleNode, UnitEncoder, ValueDecoder, ValueEncoder,
+        check_unit, collect_values, DecodeOwned, Discriminants, EnumNode, Missing, OrDefault,
+        StructNode, TupleNode, UnitEncoder, ValueDecoder, ValueEncoder,
     };
     pub use core::default::Default;
     pub use core::marker::PhantomData;
     pub use core::result::Result::{self, Ok};
     pub use std::string::{String, ToString};
+    pub use std::vec::Vec;
 }

@@ -207,10 +207,20 @@ pub unsafe trait ValueDecoder<'de, T>: Sized {
 
     /// The next `n` values as a vector; leaves copy them in bulk.
     fn next_vec(&mut self, n: usize) -> Vec<T> {
-        let mut values = crate::memory::vec_with_capacity(n);
-        values.extend((0..n).map(|_| self.next()));
-        values
+        collect_values(n, || self.next())
     }
+}
+
+/// `n` values made by `next`, in a vector. A derived decoder makes its values here with the body
+/// of its `next` in `next`, so that each is built where it goes: called out of line, `next` would
+/// build each value on the stack, to be copied into the vector at once, which stalls the copy
+/// (the store forwarding of the value's parts fails).
+#[doc(hidden)]
+#[inline]
+pub fn collect_values<T>(n: usize, next: impl FnMut() -> T) -> Vec<T> {
+    let mut values = crate::memory::vec_with_capacity(n);
+    values.extend(std::iter::repeat_with(next).take(n));
+    values
 }
 
 /// Checks how a decoder must treat a `Void` node: `Ok(true)` when the node is void and there are
