@@ -211,10 +211,10 @@ pub unsafe trait ValueDecoder<'de, T>: Sized {
     }
 }
 
-/// `n` values made by `next`, in a vector. A derived decoder makes its values here with the body
-/// of its `next` in `next`, so that each is built where it goes: called out of line, `next` would
-/// build each value on the stack, to be copied into the vector at once, which stalls the copy
-/// (the store forwarding of the value's parts fails).
+/// `n` values made by `next`, in a vector. A derived decoder passes the body of its own `next`
+/// here as the closure, so that each value is built where it goes: called out of line, its `next`
+/// would build each value on the stack, to be copied into the vector at once, which stalls the
+/// copy (the store forwarding of the value's parts fails).
 #[doc(hidden)]
 #[inline]
 pub fn collect_values<T>(n: usize, next: impl FnMut() -> T) -> Vec<T> {

@@ -24,7 +24,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::{is_empty_void, Decode, ValueDecoder, ValueEncoder};
+use super::{collect_values, is_empty_void, Decode, ValueDecoder, ValueEncoder};
 use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::options::MAX_DEPTH;
@@ -546,7 +546,7 @@ unsafe impl<'de, T: Decode<'de>> ValueDecoder<'de, T> for Indirect<'de, T> {
     fn next_vec(&mut self, n: usize) -> Vec<T> {
         match self {
             Indirect::Plain(decoder) => decoder.next_vec(n),
-            _ => (0..n).map(|_| self.next()).collect(),
+            _ => collect_values(n, || self.next()),
         }
     }
 }

@@ -12,7 +12,9 @@ use std::cmp::Ordering;
 
 use super::encoded_order::{by_encoding, cmp_items, sort_by_encoded_key};
 use super::primitives::{int_bytes, int_width};
-use super::{is_empty_void, Decode, Encode, Indirect, Lazy, ValueDecoder, ValueEncoder};
+use super::{
+    collect_values, is_empty_void, Decode, Encode, Indirect, Lazy, ValueDecoder, ValueEncoder,
+};
 use crate::branch::{DecodeContext, EncodeResult, Leaf, SchemaWriter};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::schema::{NodeRef, NodeType};
@@ -244,7 +246,7 @@ impl<D> Items<D> {
     {
         match self.decoders.as_mut_slice() {
             [column] => column.next_vec(n),
-            _ => (0..n).map(|_| self.next()).collect(),
+            _ => collect_values(n, || self.next()),
         }
     }
 }
