@@ -7,7 +7,8 @@
 //! retrosheet, aapl (or one of its fields as a column of its own, as the report's fixed costs time
 //! them: aapl-volume, aapl-open or aapl-date), or the generated noise floats: noise (all),
 //! noise-mesh (`f32`) or noise-readings (`f64`); or `geojson borrowed-names`, the report's partial
-//! load of the countries' names and codes as `&str`s; or `retrosheet archive-decode` (or
+//! load of the countries' names and codes as `&str`s (`PROFILE_COLD=MIB` writes that many MiB
+//! between loads, so that they start with cold caches, as in the report); or `retrosheet archive-decode` (or
 //! `baseball`), the report's archive of 16 chunks of games (or Batting rows) decoded whole by
 //! `Archive::decode_all` in a pool of one thread and in one of all in turn, as the report times
 //! them (bursts of 3, the first left out; `PROFILE_ONLY=one` or `all` runs only that side, and
@@ -88,15 +89,12 @@ fn main() {
     if what == "borrowed-names" {
         // The partial load of the report: the GeoJSON countries' names and codes as `&str`s.
         let bytes = names_file(&geojson::load().unwrap());
-        // PROFILE_COLD=1 sweeps 64 MB between loads, as the report's full decodes do.
-        let mut sweep = vec![
-            0u8;
-            if std::env::var("PROFILE_COLD").is_ok() {
-                64 << 20
-            } else {
-                0
-            }
-        ];
+        // PROFILE_COLD=N sweeps N MiB between loads (as the report's other loads do: 4 flushes
+        // the L2 caches here, 64 the L3 as well); unset, the loads run back to back.
+        let sweep_mib: usize = std::env::var("PROFILE_COLD").map_or(0, |mib| {
+            mib.parse().expect("PROFILE_COLD is a number of MiB")
+        });
+        let mut sweep = vec![0u8; sweep_mib << 20];
         let mut total = Duration::ZERO;
         for round in 0..times {
             sweep

@@ -8,7 +8,8 @@
 //! would cost with its best leaf; [`estimate`] prices a column so for the float transforms. Only
 //! the winner is encoded; the streams it nests choose their own cascade the same way, and the
 //! leaf that ends a cascade is chosen by exact size (a sample of the whole column is exact, so
-//! its profile serves). A transform whose result comes out larger than the best leaf on the
+//! its profile serves), except that Simple16 is packed on a sample of a long column first and
+//! sized exactly only if that comes near the best. A transform whose result comes out larger than the best leaf on the
 //! whole column is replaced by that leaf, so an estimate can cost speed but never more bytes than
 //! no transform at all.
 
@@ -714,7 +715,7 @@ fn encode_leaf<W: Word>(
 }
 
 /// The leaf codec with the fewest bytes for `values`, whose profile is `profile`, sized exactly
-/// (Huffman's tables and escapes as varints).
+/// (Huffman's tables and escapes as varints; Simple16 where a sample does not rule it out).
 fn best_leaf<W: Word>(
     values: &[W],
     profile: &Profile<W>,
@@ -751,9 +752,11 @@ fn best_leaf<W: Word>(
         .filter(|plan| plan.estimate() < best.1);
     let to_beat = plan.as_ref().map_or(best.1, |plan| plan.estimate() + 1);
     // The estimate assumes neighbours of equal width, so it is high when widths vary:
-    // Simple16 is sized exactly unless even a far better packing would not win.
+    // Simple16 is sized exactly unless even a far better packing would not win, or a sample
+    // of a long column shows that it does not.
     if bit_width(profile.max) <= simple16::MAX_BITS
         && profile.simple16_estimate() < to_beat * 3 / 2
+        && simple16::may_be_smaller_than(values, to_beat)
         && simple16::smaller_than(values, to_beat)
     {
         return Leaf::Codec(Choice::Simple16);
