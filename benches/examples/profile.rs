@@ -8,11 +8,11 @@
 //! them: aapl-volume, aapl-open or aapl-date), or the generated noise floats: noise (all),
 //! noise-mesh (`f32`) or noise-readings (`f64`); or `geojson borrowed-names`, the report's partial
 //! load of the countries' names and codes as `&str`s (`PROFILE_COLD=MIB` writes that many MiB
-//! between loads, so that they start with cold caches, as in the report); or `retrosheet archive-decode` (or
-//! `baseball`), the report's archive of 16 chunks of games (or Batting rows) decoded whole by
-//! `Archive::decode_all` in a pool of one thread and in one of all in turn, as the report times
-//! them (bursts of 3, the first left out; `PROFILE_ONLY=one` or `all` runs only that side, and
-//! `PROFILE_CHUNKS=1` also times each chunk alone). `PROFILE_PREFER=faster` (or `smaller`)
+//! between loads, so that they start with cold caches, as in the report); or
+//! `retrosheet archive-decode` (or `baseball`), the report's archive of 16 chunks of games (or
+//! Batting rows) decoded whole by `Archive::decode_all` in a pool of one thread and in one of all
+//! in turn, as the report times them (bursts of 3, the first left out; `PROFILE_ONLY=one` or
+//! `all` runs only that side, and `PROFILE_CHUNKS=1` also times each chunk alone). `PROFILE_PREFER=faster` (or `smaller`)
 //! encodes with that preference instead of the balanced default.
 
 use std::hint::black_box;

@@ -9,9 +9,9 @@
 //! the winner is encoded; the streams it nests choose their own cascade the same way, and the
 //! leaf that ends a cascade is chosen by exact size (a sample of the whole column is exact, so
 //! its profile serves), except that Simple16 is packed on a sample of a long column first and
-//! sized exactly only if that comes near the best. A transform whose result comes out larger than the best leaf on the
-//! whole column is replaced by that leaf, so an estimate can cost speed but never more bytes than
-//! no transform at all.
+//! sized exactly only if that comes near the best. A transform whose result comes out larger
+//! than the best leaf on the whole column is replaced by that leaf, so an estimate can cost
+//! speed but never more bytes than no transform at all.
 
 use std::borrow::Cow;
 use std::cell::Cell;
