@@ -12,8 +12,9 @@
 //! `retrosheet archive-decode` (or `baseball`), the report's archive of 16 chunks of games (or
 //! Batting rows) decoded whole by `Archive::decode_all` in a pool of one thread and in one of all
 //! in turn, as the report times them (bursts of 3, the first left out; `PROFILE_ONLY=one` or
-//! `all` runs only that side, and `PROFILE_CHUNKS=1` also times each chunk alone). `PROFILE_PREFER=faster` (or `smaller`)
-//! encodes with that preference instead of the balanced default.
+//! `all` runs only that side, and `PROFILE_CHUNKS=1` also times each chunk alone).
+//! `PROFILE_PREFER=faster` (or `smaller`) encodes with that preference instead of the balanced
+//! default.
 
 use std::hint::black_box;
 use std::time::Duration;
