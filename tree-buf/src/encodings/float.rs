@@ -23,6 +23,7 @@
 //! ```
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 use super::budget::Budget;
 use super::bytes::{write_varint, ByteReader};
@@ -97,9 +98,6 @@ impl FloatWord for u32 {
     }
 }
 
-/// The windows of neighbours that candidates are compressed on when zstd ranks them.
-const COMPRESSION_WINDOW: usize = 2048;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Choice {
     Raw,
@@ -110,14 +108,28 @@ enum Choice {
 
 /// Encodes float bit patterns with the cascade that gives the fewest bytes.
 /// Gives the version the stream needs.
+///
+/// The zstd stage is tried with the transform the column's own encoding chose, not with each
+/// transform in turn: the one that leaves the fewest bytes keeps the repeats zstd would find
+/// (equal values make equal decimal integers and residuals, as equal bits), and ranking every
+/// transform by a trial compression cost more than the whole stage otherwise does.
 pub(crate) fn encode<W: FloatWord>(
     values: &[W],
     settings: &Settings,
     out: &mut Vec<u8>,
 ) -> Version {
+    let chosen = Cell::new(None);
     zstd::best_of(settings, values, 1, out, |values, settings, out| {
         let start = out.len();
-        let version = choose(values, settings).encode(settings, out);
+        let transformed = match chosen.get() {
+            Some(choice) => Transformed::of(values, choice),
+            None => {
+                let transformed = choose(values, settings);
+                chosen.set(Some(transformed.choice()));
+                transformed
+            }
+        };
+        let version = transformed.encode(settings, out);
         // A choice made on a sample can come out larger than the bits themselves (noise in
         // every transform's streams): those, at fixed width, bound every float column.
         if out.len() - start > int::fixed::size(values.len(), W::ZERO.wrapping_sub(W::ONE)) {
@@ -133,12 +145,7 @@ pub(crate) fn encode<W: FloatWord>(
 /// judged on is the whole column, the winner comes priced: its streams' cascades are chosen
 /// already, and encoding it chooses nothing again.
 fn choose<'a, W: FloatWord>(values: &'a [W], settings: &Settings) -> Transformed<'a, W> {
-    let compression = settings.ranks_by_compression(values.len() * W::BYTES);
-    // zstd finds repeats far apart: judge it on long windows.
-    let sample = match compression {
-        Some(_) => int::select::sample_windows(values, COMPRESSION_WINDOW),
-        None => int::select::sample(values, 1),
-    };
+    let sample = int::select::sample(values, 1);
     let whole = match sample {
         Cow::Borrowed(whole) => Some(whole),
         Cow::Owned(_) => None,
@@ -147,7 +154,7 @@ fn choose<'a, W: FloatWord>(values: &'a [W], settings: &Settings) -> Transformed
     let (digits, exact) = likely_digits(sample);
     let mut candidates = vec![Choice::Raw, Choice::Xor, Choice::Decimal(digits)];
     let likely = candidates.len() - 1;
-    if !exact && compression.is_none() && settings.every_float_digits {
+    if !exact && settings.every_float_digits {
         // No number of digits leaves the sample's residuals 0 (noise in the mantissas): the
         // bits of the few values above price the residuals as if each took only its own width,
         // while their cascades pay for the widest and code the narrow ones by frequency. Every
@@ -161,45 +168,17 @@ fn choose<'a, W: FloatWord>(values: &'a [W], settings: &Settings) -> Transformed
     if let Some(tolerance) = settings.float_tolerance {
         candidates.push(Choice::Lossy(tolerance.clamp(-120, 120) as i8));
     }
-    let (choice, priced) = match (compression, whole) {
-        (Some(level), _) => (
-            smallest_compressed(sample, &candidates, settings, level),
-            None,
-        ),
-        // The likely number of digits is priced first: it mostly wins.
-        (None, Some(whole)) => cheapest_estimated(whole, &candidates, likely, true, settings),
-        (None, None) => (
-            cheapest_estimated(sample, &candidates, likely, false, settings).0,
-            None,
-        ),
-    };
-    priced.unwrap_or_else(|| Transformed::of(values, choice))
-}
-
-/// The first of the candidates whose encoding of `sample` compresses smallest.
-fn smallest_compressed<W: FloatWord>(
-    sample: &[W],
-    candidates: &[Choice],
-    settings: &Settings,
-    level: i32,
-) -> Choice {
-    let mut best = (usize::MAX, Choice::Raw);
-    for &choice in candidates {
-        let mut trial = Vec::new();
-        // Encoded only to be sized.
-        let _ = Transformed::of(sample, choice).encode(settings, &mut trial);
-        // zstd's guessed size is below what it reaches (`zstd::likely_size`): a candidate
-        // guessed at the best size so far or above cannot win, and is not compressed (noise, in
-        // every candidate, is ruled out so after the first).
-        if best.0 != usize::MAX && zstd::likely_size(&trial) >= best.0 {
-            continue;
+    // The likely number of digits is priced first: it mostly wins.
+    match whole {
+        Some(whole) => {
+            let (choice, priced) = cheapest_estimated(whole, &candidates, likely, true, settings);
+            priced.unwrap_or_else(|| Transformed::of(values, choice))
         }
-        let size = zstd::compressed_size(&trial, level);
-        if size < best.0 {
-            best = (size, choice);
+        None => {
+            let (choice, _) = cheapest_estimated(sample, &candidates, likely, false, settings);
+            Transformed::of(values, choice)
         }
     }
-    best.1
 }
 
 /// The first of the candidates whose streams' cascades, chosen by their estimates on `sample`,
@@ -379,6 +358,16 @@ impl<'a, X: Word> Nested<'a, X> {
 }
 
 impl<'a, W: FloatWord> Transformed<'a, W> {
+    /// The transform it is under.
+    fn choice(&self) -> Choice {
+        match self {
+            Transformed::Raw(_) => Choice::Raw,
+            Transformed::Xor(_) => Choice::Xor,
+            Transformed::Decimal { digits, .. } => Choice::Decimal(*digits),
+            Transformed::Lossy { exponent, .. } => Choice::Lossy(*exponent),
+        }
+    }
+
     fn of(values: &'a [W], choice: Choice) -> Self {
         match choice {
             Choice::Raw => Transformed::Raw(Nested::new(Values::Column(values))),
@@ -988,6 +977,29 @@ mod tests {
                 assert!(size <= 2 + n * 4, "{size} bytes for {n} f32");
             }
         }
+    }
+
+    /// Runs of values that come back (a path walked again, a cycle of readings) are what the
+    /// zstd stage is for: tried with the transform the column chose, it keeps a frame around it,
+    /// though each value alone is noise.
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn runs_that_come_back_are_compressed() {
+        let mut next = xorshift(5);
+        let unit = |bits: u64| (bits >> 11) as f64 / (1u64 << 53) as f64;
+        let cycle: Vec<u64> = (0..4000)
+            .map(|i| (10.0 + (i as f64 * 1e-2).sin() + unit(next()) * 1e-3).to_bits())
+            .collect();
+        let bits: Vec<u64> = cycle.iter().copied().cycle().take(60_000).collect();
+        let plain = round_trip(&bits, &Settings::without_zstd());
+        let mut out = Vec::new();
+        let _ = encode(&bits, &Settings::default(), &mut out);
+        assert_eq!(FloatTag::from_byte(out[0]), Some(FloatTag::Zstd));
+        let compressed = round_trip(&bits, &Settings::default());
+        assert!(
+            compressed * 4 < plain,
+            "{compressed} bytes, {plain} without zstd"
+        );
     }
 
     #[test]
