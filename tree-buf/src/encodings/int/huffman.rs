@@ -790,6 +790,7 @@ impl<W: Word> Symbols<'_, W> {
     }
 
     /// Appends the values of `symbols` to `out`, without a branch on escapes.
+    #[allow(unsafe_code)]
     fn extend(&mut self, symbols: &[u16], out: &mut Vec<W>) {
         let (values, escaped) = (self.values, self.escaped);
         let escape = values.len();
@@ -798,17 +799,21 @@ impl<W: Word> Symbols<'_, W> {
         // were read and written in memory on every symbol, which made each symbol wait for the
         // one before.
         let (mut next_escape, mut unassigned) = (self.next_escape, false);
-        let start = out.len();
-        out.resize(start + symbols.len(), W::ZERO);
-        for (slot, &symbol) in out[start..].iter_mut().zip(symbols) {
+        out.reserve(symbols.len());
+        // Written in place rather than zeroed first and then overwritten.
+        let slots = &mut out.spare_capacity_mut()[..symbols.len()];
+        for (slot, &symbol) in slots.iter_mut().zip(symbols) {
             let symbol = usize::from(symbol);
             let coded = values.get(symbol.min(last)).copied().unwrap_or_default();
             let escaped = escaped.get(next_escape).copied().unwrap_or_default();
             let is_escape = symbol == escape;
             unassigned |= symbol > escape;
             next_escape += usize::from(is_escape);
-            *slot = if is_escape { escaped } else { coded };
+            slot.write(if is_escape { escaped } else { coded });
         }
+        // SAFETY: the loop wrote each of the `symbols.len()` slots past the length, which
+        // `reserve` made room for.
+        unsafe { out.set_len(out.len() + symbols.len()) };
         self.next_escape = next_escape;
         self.unassigned |= unassigned;
     }
