@@ -459,6 +459,12 @@ impl<T: Encode, const N: usize> ValueEncoder<[T; N]> for ArrayEncoder<T> {
         self.items.push_all(value);
     }
 
+    /// The arrays' items, back to back, in one call: a slice of `[f32; 3]`s is copied whole
+    /// rather than three values at a time.
+    fn push_all(&mut self, values: &[[T; N]]) {
+        self.items.push_all(values.as_flattened());
+    }
+
     fn bytes(&self) -> usize {
         self.items.bytes()
     }
