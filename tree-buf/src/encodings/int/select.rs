@@ -78,33 +78,40 @@ const WINDOW: usize = 128;
 /// The most transforms one cascade stacks.
 const MAX_TRANSFORMS: u8 = 3;
 
-/// Simple16's cost in hundredths of a bit per value, for values of each bit width when their
-/// neighbours are as wide (32 bits over the values its densest fitting layout holds), and past
-/// 28 bits a cost that rules it out.
-const SIMPLE16_CENTIBITS: [u32; 129] = {
-    let fitting = [
+/// What a value costs in each leaf codec that a profile prices by sums, by its bit width: its
+/// bytes as a varint in the low 32 bits, and in the high 32 its Simple16 cost in hundredths of a
+/// bit when its neighbours are as wide (32 bits over the values Simple16's densest fitting layout
+/// holds). One table read and one add price a value for both, in a loop that does little else.
+///
+/// Past 28 bits Simple16 cannot code a value at all; a column with one never prices Simple16 (the
+/// estimate is only asked of columns whose widest value fits), so those widths cost as 32 bits,
+/// which keeps the sums small.
+const LEAF_COSTS: [u64; 129] = {
+    let simple16_centibits = [
         114, 114, 229, 356, 457, 640, 800, 800, 1067, 1067, 1600, 1600, 1600, 1600, 1600, 3200,
         3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200, 3200,
     ];
-    let mut table = [1 << 24; 129];
+    let mut table = [0; 129];
     let mut width = 0;
-    while width < fitting.len() {
-        table[width] = fitting[width];
+    while width < table.len() {
+        let varint_bytes = if width < 8 {
+            1
+        } else {
+            width.div_ceil(7) as u64
+        };
+        let centibits = match width < simple16_centibits.len() {
+            true => simple16_centibits[width],
+            false => 3200,
+        };
+        table[width] = varint_bytes | centibits << 32;
         width += 1;
     }
     table
 };
 
-/// The bytes of a varint, by the bit width of its value.
-const VARINT_BYTES: [u8; 129] = {
-    let mut table = [1; 129];
-    let mut width = 8;
-    while width < table.len() {
-        table[width] = width.div_ceil(7) as u8;
-        width += 1;
-    }
-    table
-};
+/// The most values whose summed [`LEAF_COSTS`] one word holds: at most 3200 hundredths of a bit
+/// each keeps the high half below 2^32.
+const SUMMED_VALUES: usize = 1 << 20;
 
 /// What one pass tells about a sequence of words: enough to price every leaf codec. Sums, not
 /// histograms, so that adding a value has no memory dependency on the previous one.
@@ -131,29 +138,40 @@ impl<W: Word> Profile<W> {
     }
 
     fn of(values: &[W]) -> Self {
-        let mut profile = Profile::new();
-        for &value in values {
-            profile.add(value);
-        }
-        profile
+        Self::of_mapped(values, |value| value)
     }
 
     fn of_zigzag(values: &[W]) -> Self {
+        Self::of_mapped(values, zigzag)
+    }
+
+    #[inline(always)]
+    fn of_mapped(values: &[W], map: impl Fn(W) -> W) -> Self {
         let mut profile = Profile::new();
-        for &value in values {
-            profile.add(zigzag(value));
+        for part in values.chunks(SUMMED_VALUES) {
+            let mut costs = 0;
+            for &value in part {
+                costs += profile.take(map(value));
+            }
+            profile.add_costs(part.len(), costs);
         }
         profile
     }
 
+    /// Takes `value` into the extremes and gives its [`LEAF_COSTS`]: the caller sums those of up
+    /// to [`SUMMED_VALUES`] values and adds them with [`Self::add_costs`].
     #[inline]
-    fn add(&mut self, value: W) {
-        self.len += 1;
+    fn take(&mut self, value: W) -> u64 {
         self.min = self.min.min(value);
         self.max = self.max.max(value);
-        let width = bit_width(value) as usize;
-        self.varint_bytes += usize::from(VARINT_BYTES[width]);
-        self.simple16_centibits += SIMPLE16_CENTIBITS[width] as usize;
+        LEAF_COSTS[bit_width(value) as usize]
+    }
+
+    /// Adds `count` values whose [`LEAF_COSTS`] sum to `costs`.
+    fn add_costs(&mut self, count: usize, costs: u64) {
+        self.len += count;
+        self.varint_bytes += (costs & u64::from(u32::MAX)) as usize;
+        self.simple16_centibits += (costs >> 32) as usize;
     }
 
     /// The profile of `count` copies of the values profiled.
@@ -221,14 +239,19 @@ impl<W: Word> Profiles<W> {
         };
         let mut deltas = Profile::new();
         let mut previous = values.first().map_or(W::ZERO, |&v| v.wrapping_sub(W::ONE));
-        for &value in values {
-            let delta = value.wrapping_sub(previous);
-            profiles.runs += usize::from(delta != W::ZERO);
-            profiles.values.add(value);
-            if DELTAS {
-                deltas.add(if ZIGZAG { zigzag(delta) } else { delta });
+        for part in values.chunks(SUMMED_VALUES) {
+            let (mut value_costs, mut delta_costs) = (0, 0);
+            for &value in part {
+                let delta = value.wrapping_sub(previous);
+                profiles.runs += usize::from(delta != W::ZERO);
+                value_costs += profiles.values.take(value);
+                if DELTAS {
+                    delta_costs += deltas.take(if ZIGZAG { zigzag(delta) } else { delta });
+                }
+                previous = value;
             }
-            previous = value;
+            profiles.values.add_costs(part.len(), value_costs);
+            deltas.add_costs(part.len(), delta_costs);
         }
         if DELTAS {
             profiles.deltas = Some(deltas);
