@@ -29,6 +29,7 @@ pub fn expand(container: &Container<'_>) -> TokenStream {
         fields,
         new,
         push,
+        reserve,
         bytes,
         finish,
         cmp,
@@ -44,6 +45,10 @@ pub fn expand(container: &Container<'_>) -> TokenStream {
             #[inline]
             fn push(&mut self, value: &#ty) {
                 #push
+            }
+
+            fn reserve(&mut self, additional: usize) {
+                #reserve
             }
 
             fn bytes(&self) -> usize {
@@ -66,6 +71,8 @@ struct EncoderParts {
     fields: TokenStream,
     new: TokenStream,
     push: TokenStream,
+    /// The body of `reserve`: room in the columns every value reaches.
+    reserve: TokenStream,
     /// The body of `bytes`: the fields' column bytes, and the discriminants'.
     bytes: TokenStream,
     finish: TokenStream,
@@ -168,6 +175,10 @@ fn struct_encoder(generator: &Generator<'_>, style: Style, slots: &[Slot<'_>]) -
         let member = &slot.field.member;
         generator.call_slot(slot, "push", quote!(&mut self.#name, &value.#member))
     });
+    let reserves = slots.iter().map(|slot| {
+        let name = &slot.name;
+        generator.call_slot(slot, "reserve", quote!(&mut self.#name, additional))
+    });
     let (a, b) = (bindings(slots, "__a_"), bindings(slots, "__b_"));
     let compare = compare_fields(generator, slots);
     EncoderParts {
@@ -177,6 +188,7 @@ fn struct_encoder(generator: &Generator<'_>, style: Style, slots: &[Slot<'_>]) -
             .collect(),
         new: quote!(Self { #initializers __marker: __tb::PhantomData }),
         push: quote!(#(#pushes;)*),
+        reserve: quote!(let _ = additional; #(#reserves;)*),
         bytes: sum_bytes(generator, slots, quote!(0)),
         finish: finish_fields(generator, style, slots),
         cmp: quote! {
@@ -253,6 +265,8 @@ fn enum_encoder(generator: &Generator<'_>, variants: &[Variant<'_>]) -> EncoderP
         fields: quote!(__discriminants: ::std::vec::Vec<u32>, #(#declarations)*),
         new: quote!(Self { __discriminants: ::std::vec::Vec::new(), #(#initializers)* __marker: __tb::PhantomData }),
         push: quote!(match value { #(#arms)* }),
+        // The variants' fields are reached by some values only.
+        reserve: quote!(self.__discriminants.reserve(additional)),
         bytes: sum_bytes(
             generator,
             per_variant.iter().flatten(),

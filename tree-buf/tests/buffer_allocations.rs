@@ -135,3 +135,26 @@ fn a_buffer_keeps_the_temporary_columns_of_large_values() {
         "{buffered} large allocations, {free} without a buffer"
     );
 }
+
+/// A slice of rows pushed whole makes room in each column once: the columns of numbers, the
+/// flags and the strings' ends are allocated once each, not doubled step by step as the rows
+/// come, and only the strings' text (whose length is not known ahead) still grows.
+#[test]
+fn a_slice_of_rows_reserves_each_column_once() {
+    use tree_buf::__private::ValueEncoder;
+    let rows: Vec<Row> = (0..10_000)
+        .map(|i| Row {
+            id: i,
+            score: f64::from(i),
+            name: "n".into(),
+            flag: i % 2 == 0,
+        })
+        .collect();
+    let mut encoder = <<Row as Encode>::Encoder as ValueEncoder<Row>>::new(0);
+    let made = allocations(|| encoder.push_all(&rows));
+    // Four columns and the ends, once each; 10,000 bytes of text in at most 14 doublings.
+    assert!(
+        made <= 5 + 14,
+        "{made} allocations for 4 columns of 10,000 rows"
+    );
+}

@@ -77,6 +77,11 @@ impl StrColumn {
         self.ends.push(self.bytes.len());
     }
 
+    /// Makes room for the ends of `additional` more strings (their text is not known yet).
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.ends.reserve(additional);
+    }
+
     /// Appends the strings of `other`.
     fn append<S: AsRef<str>>(&mut self, other: &StrColumn<S>) {
         let offset = self.bytes.len();

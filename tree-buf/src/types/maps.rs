@@ -44,6 +44,9 @@ macro_rules! map {
                 let $encoder = self;
                 $push
             }
+            fn reserve(&mut self, additional: usize) {
+                self.lengths.reserve(additional);
+            }
             fn bytes(&self) -> usize {
                 size_of_val(self.lengths.as_slice()) + self.keys.bytes::<K>() + self.values.bytes::<V>()
             }

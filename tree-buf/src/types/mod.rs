@@ -141,11 +141,21 @@ pub trait ValueEncoder<T: ?Sized> {
     /// Takes the next value apart into the columns.
     fn push(&mut self, value: &T);
 
+    /// Makes room in the columns for `additional` more values, where their number is known (a
+    /// slice pushed whole): each column then grows once, not by doubling as its values come. A
+    /// hint, which the default ignores; a column whose values may be absent (an option's, a
+    /// sequence's items) keeps growing as they come, so that room is never reserved for values
+    /// that do not exist.
+    fn reserve(&mut self, additional: usize) {
+        let _ = additional;
+    }
+
     /// Takes several values apart; containers of primitives copy them in bulk.
     fn push_all(&mut self, values: &[T])
     where
         T: Sized,
     {
+        self.reserve(values.len());
         for value in values {
             self.push(value);
         }

@@ -28,6 +28,11 @@ impl<T: Encode> ValueEncoder<Option<T>> for OptionEncoder<T> {
         }
     }
 
+    /// Room for the presence bits only: how many values are present is not known.
+    fn reserve(&mut self, additional: usize) {
+        self.presence.reserve(additional);
+    }
+
     fn bytes(&self) -> usize {
         self.presence.len() + self.inner.bytes()
     }

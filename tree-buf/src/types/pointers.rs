@@ -26,6 +26,9 @@ macro_rules! pointer {
             fn push(&mut self, value: &$p<T>) {
                 self.0.push::<T>(value);
             }
+            fn reserve(&mut self, additional: usize) {
+                self.0.reserve::<T>(additional);
+            }
             fn bytes(&self) -> usize {
                 self.0.bytes::<T>()
             }
@@ -97,6 +100,9 @@ macro_rules! reference {
             fn push(&mut self, value: &$r) {
                 self.0.push::<T>(&**value);
             }
+            fn reserve(&mut self, additional: usize) {
+                self.0.reserve::<T>(additional);
+            }
             fn bytes(&self) -> usize {
                 self.0.bytes::<T>()
             }
@@ -126,6 +132,9 @@ impl<'a, B: Encode + ToOwned + ?Sized> ValueEncoder<Cow<'a, B>> for CowEncoder<B
     #[inline]
     fn push(&mut self, value: &Cow<'a, B>) {
         self.0.push(value.as_ref());
+    }
+    fn reserve(&mut self, additional: usize) {
+        self.0.reserve(additional);
     }
     fn bytes(&self) -> usize {
         self.0.bytes()

@@ -63,6 +63,9 @@ macro_rules! primitive {
             fn push(&mut self, value: &$t) {
                 self.values.push(*value);
             }
+            fn reserve(&mut self, additional: usize) {
+                self.values.reserve(additional);
+            }
             fn push_all(&mut self, values: &[$t]) {
                 self.values.extend_from_slice(values);
             }

@@ -63,6 +63,10 @@ impl<T: ?Sized, P: EncodeProxy<T>> ValueEncoder<T> for ProxyEncoder<T, P> {
         self.stored.push(&P::to_stored(value));
     }
 
+    fn reserve(&mut self, additional: usize) {
+        self.stored.reserve(additional);
+    }
+
     fn bytes(&self) -> usize {
         self.stored.bytes()
     }

@@ -264,6 +264,17 @@ impl<E> Lazy<E> {
         }
     }
 
+    /// Makes room for `additional` more values in the encoder's columns (a recursive place's
+    /// values go to the encoder that holds them, which grows as they come).
+    pub fn reserve<T: ?Sized>(&mut self, additional: usize)
+    where
+        E: ValueEncoder<T>,
+    {
+        if let Role::Plain { encoder, .. } = &mut self.role {
+            encoder.reserve(additional);
+        }
+    }
+
     /// Takes several values apart; containers of primitives copy them in bulk.
     #[inline]
     pub fn push_all<T>(&mut self, values: &[T])

@@ -68,6 +68,9 @@ macro_rules! seq_encoder {
                 let $encoder = self;
                 $push
             }
+            fn reserve(&mut self, additional: usize) {
+                self.lengths.reserve(additional);
+            }
             fn bytes(&self) -> usize {
                 size_of_val(self.lengths.as_slice()) + self.items.bytes::<T>()
             }
@@ -123,6 +126,9 @@ macro_rules! byte_buffers {
             #[inline]
             fn push(&mut self, value: &$t) {
                 self.push_slice(value)
+            }
+            fn reserve(&mut self, additional: usize) {
+                self.lengths.reserve(additional);
             }
             fn bytes(&self) -> usize {
                 size_of_val(self.lengths.as_slice()) + self.items.bytes::<u8>()
@@ -457,6 +463,10 @@ impl<T: Encode, const N: usize> ValueEncoder<[T; N]> for ArrayEncoder<T> {
     #[inline]
     fn push(&mut self, value: &[T; N]) {
         self.items.push_all(value);
+    }
+
+    fn reserve(&mut self, additional: usize) {
+        self.items.reserve(additional.saturating_mul(N));
     }
 
     /// The arrays' items, back to back, in one call: a slice of `[f32; 3]`s is copied whole

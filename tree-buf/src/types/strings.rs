@@ -27,6 +27,10 @@ impl<T: AsRef<str> + ?Sized> ValueEncoder<T> for StrEncoder {
         self.0.push(value.as_ref());
     }
 
+    fn reserve(&mut self, additional: usize) {
+        self.0.reserve(additional);
+    }
+
     fn bytes(&self) -> usize {
         self.0.bytes()
     }

@@ -19,6 +19,9 @@ macro_rules! tuple {
             fn push(&mut self, value: &($($t,)+)) {
                 $(self.$i.push(&value.$i);)+
             }
+            fn reserve(&mut self, additional: usize) {
+                $(self.$i.reserve(additional);)+
+            }
             fn bytes(&self) -> usize {
                 0 $(+ self.$i.bytes())+
             }
