@@ -84,9 +84,21 @@ impl StrColumn {
 
     /// Appends the strings of `other`.
     fn append<S: AsRef<str>>(&mut self, other: &StrColumn<S>) {
+        self.append_range(other, 0..other.len());
+    }
+
+    /// Appends strings `range` of `other`, their text copied in one piece.
+    fn append_range<S: AsRef<str>>(&mut self, other: &StrColumn<S>, range: Range<usize>) {
+        let ends = &other.ends[range.clone()];
+        let start = match range.start.checked_sub(1) {
+            Some(before) => other.ends[before],
+            None => 0,
+        };
+        let end = ends.last().map_or(start, |&end| end);
         let offset = self.bytes.len();
-        self.bytes.push_str(other.bytes.as_ref());
-        self.ends.extend(other.ends.iter().map(|&end| end + offset));
+        self.bytes.push_str(&other.bytes.as_ref()[start..end]);
+        self.ends
+            .extend(ends.iter().map(|&string_end| string_end - start + offset));
     }
 
     /// The column as a decoded one, which owns its text (the same text).
@@ -535,9 +547,7 @@ impl zstd::Sampled for StrColumn {
         };
         let mut sample = StrColumn::default();
         for start in starts {
-            for index in start..start + window {
-                sample.push(self.get(index));
-            }
+            sample.append_range(self, start..start + window);
         }
         Cow::Owned(sample)
     }
@@ -1230,6 +1240,30 @@ mod tests {
             column.push(value);
         }
         column
+    }
+
+    #[test]
+    fn a_sample_holds_the_strings_of_its_windows() {
+        use crate::encodings::zstd::Sampled;
+        let strings: Vec<String> = (0..1000)
+            .map(|i| match i % 4 {
+                0 => String::new(),
+                1 => format!("é{i}"),
+                _ => "ab".repeat(i % 7),
+            })
+            .collect();
+        let values: Vec<&str> = strings.iter().map(String::as_str).collect();
+        let whole = column(&values);
+        for (window, count) in [(10, 8), (1, 3), (100, 9), (999, 1)] {
+            let starts: Vec<usize> = zstd::window_starts(values.len(), window, count)
+                .unwrap()
+                .collect();
+            let picked: Vec<&str> = (starts.iter())
+                .flat_map(|&start| values[start..start + window].iter().copied())
+                .collect();
+            assert_eq!(*whole.windows(window, count), column(&picked));
+        }
+        assert!(matches!(whole.windows(100, 10), Cow::Borrowed(_)));
     }
 
     fn round_trip(column: &StrColumn, settings: &Settings) -> usize {
