@@ -171,19 +171,51 @@ pub(crate) fn encode(values: &[bool], settings: &Settings, out: &mut Vec<u8>) ->
 /// The length less one of each run of equal values, when there are fewer than a quarter as many
 /// runs as values (else runs cannot pay): they are counted first, and collected only then.
 fn run_lengths(values: &[bool]) -> Option<Vec<u64>> {
-    let runs = 1 + values.windows(2).filter(|pair| pair[0] != pair[1]).count();
+    let mut changes = 0;
+    for_each_run_end(values, |_| changes += 1);
+    let runs = 1 + changes;
     (runs * 4 < values.len()).then(|| {
         let mut lengths = Vec::with_capacity(runs);
         let mut start = 0;
-        for (index, pair) in values.windows(2).enumerate() {
-            if pair[0] != pair[1] {
-                lengths.push((index - start) as u64);
-                start = index + 1;
-            }
-        }
+        for_each_run_end(values, |index| {
+            lengths.push((index - start) as u64);
+            start = index + 1;
+        });
         lengths.push((values.len() - 1 - start) as u64);
         lengths
     })
+}
+
+/// Calls `run_end` with the index of each value that differs from the next, in order: where
+/// the runs end. Eight neighbours are compared at once, as words whose bytes are the values, so
+/// that a long run costs a compare per eight values.
+#[inline]
+fn for_each_run_end(values: &[bool], mut run_end: impl FnMut(usize)) {
+    let Some(nexts) = values.get(1..) else {
+        return;
+    };
+    // A boolean's byte is 0 or 1: eight make a word in one load.
+    let word = |bools: &[bool; 8]| u64::from_le_bytes(bools.map(u8::from));
+    let mut index = 0;
+    for (these, next) in values
+        .as_chunks::<8>()
+        .0
+        .iter()
+        .zip(nexts.as_chunks::<8>().0)
+    {
+        // A byte is 1 where a value differs from the next.
+        let mut differ = word(these) ^ word(next);
+        while differ != 0 {
+            run_end(index + differ.trailing_zeros() as usize / 8);
+            differ &= differ - 1;
+        }
+        index += 8;
+    }
+    for (offset, (this, next)) in values[index..].iter().zip(&nexts[index..]).enumerate() {
+        if this != next {
+            run_end(index + offset);
+        }
+    }
 }
 
 /// The booleans of a stream, checked: as many as asked for, and nothing past them.
@@ -301,6 +333,32 @@ pub(crate) fn describe(bytes: &[u8], at: Describer) -> Encoding {
 mod tests {
     use super::*;
     use crate::encodings::test_len;
+
+    #[test]
+    fn run_ends_are_found_as_neighbours_compared_one_by_one_find_them() {
+        let mut next = crate::encodings::xorshift(0x0b0b_1e5e_ed00_0001);
+        for len in [0, 1, 2, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000] {
+            for flips_per_1024 in [0, 3, 100, 512, 1024] {
+                let mut value = false;
+                let values: Vec<bool> = (0..len)
+                    .map(|_| {
+                        value ^= next() % 1024 < flips_per_1024;
+                        value
+                    })
+                    .collect();
+                let reference: Vec<usize> = (values.windows(2).enumerate())
+                    .filter(|(_, pair)| pair[0] != pair[1])
+                    .map(|(index, _)| index)
+                    .collect();
+                let mut found = Vec::new();
+                for_each_run_end(&values, |index| found.push(index));
+                assert_eq!(
+                    found, reference,
+                    "{len} values, {flips_per_1024} flips per 1024"
+                );
+            }
+        }
+    }
 
     fn round_trip(values: &[bool]) -> usize {
         let mut out = Vec::new();
