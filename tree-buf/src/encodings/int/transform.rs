@@ -10,7 +10,7 @@ use super::select::{encode_nested, Chain};
 use super::{decode_nested, IntTag, Word};
 use crate::encodings::budget::Budget;
 use crate::encodings::scratch::Scratch;
-use crate::encodings::{Settings, Version};
+use crate::encodings::{check_depth, Settings, Version};
 use crate::error::DecodeError;
 
 /// Maps a two's-complement pattern so that small magnitudes of either sign become small.
@@ -76,13 +76,25 @@ pub(super) fn decode_delta<W: Word>(
     budget: &mut Budget,
     depth: usize,
 ) -> Result<Vec<W>, DecodeError> {
-    let mut values = decode_nested::<W>(body, count, budget, depth + 1)?;
+    // Deltas are mostly zigzagged: that is undone in the pass that sums them, not one of its own.
+    if let Some(zigzagged) = body.strip_prefix(&[IntTag::Zigzag as u8]) {
+        check_depth(depth + 1)?;
+        let deltas = decode_nested::<W>(zigzagged, count, budget, depth + 2)?;
+        return Ok(running_sums(deltas, unzigzag));
+    }
+    let deltas = decode_nested::<W>(body, count, budget, depth + 1)?;
+    Ok(running_sums(deltas, |delta| delta))
+}
+
+/// Replaces each of `deltas`, as `map` makes it, by the sum of those up to it.
+#[inline]
+fn running_sums<W: Word>(mut deltas: Vec<W>, map: impl Fn(W) -> W) -> Vec<W> {
     let mut previous = W::ZERO;
-    for value in &mut values {
-        previous = previous.wrapping_add(*value);
+    for value in &mut deltas {
+        previous = previous.wrapping_add(map(*value));
         *value = previous;
     }
-    Ok(values)
+    deltas
 }
 
 #[cfg(test)]
