@@ -335,3 +335,76 @@ fn raw_identifiers_are_written_without_their_prefix() {
     assert!(schema.find("[].kind.type").is_some());
     assert!(schema.find("[].kind.struct").is_some());
 }
+
+#[derive(Encode, Decode, Debug, PartialEq, Clone)]
+struct Reading {
+    at: u64,
+    label: String,
+    value: f64,
+    #[tree_buf(skip)]
+    cache: u8,
+    flag: bool,
+    spare: Option<u16>,
+    pair: (i8, u32),
+}
+
+/// What a later version of `Reading` reads: a field the file lacks, and one of its own order.
+#[derive(Decode, Debug, PartialEq)]
+struct ReadingLater {
+    #[tree_buf(default)]
+    unit: String,
+    value: f64,
+    at: u64,
+}
+
+#[derive(Encode, Decode, Debug, PartialEq)]
+struct Sample(u32, Meters, String);
+
+/// Sequences of structs are built a sequence at a time: every sequence, empty ones too, takes its
+/// own values of each field, and a field the file lacks reads as its default in each.
+#[test]
+fn sequences_of_structs_take_their_own_fields() {
+    let lengths = [2usize, 0, 5, 1, 0, 130, 3];
+    let groups: Vec<Vec<Reading>> = (lengths.iter().enumerate())
+        .map(|(group, &len)| {
+            (0..len)
+                .map(|i| {
+                    let n = (group * 1000 + i) as u64;
+                    Reading {
+                        at: n * 7,
+                        label: format!("r{n}"),
+                        value: n as f64 / 3.0,
+                        cache: 0,
+                        flag: n.is_multiple_of(2),
+                        spare: n.is_multiple_of(3).then_some(n as u16),
+                        pair: (n as i8, n as u32 * 3),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let bytes = encode(&groups);
+    assert_eq!(decode::<Vec<Vec<Reading>>>(&bytes).unwrap(), groups);
+    let later: Vec<Vec<ReadingLater>> = decode(&bytes).unwrap();
+    let expected: Vec<Vec<ReadingLater>> = (groups.iter())
+        .map(|group| {
+            (group.iter())
+                .map(|r| ReadingLater {
+                    unit: String::new(),
+                    value: r.value,
+                    at: r.at,
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(later, expected);
+    let samples: Vec<Vec<Sample>> = (lengths.iter())
+        .map(|&len| {
+            (0..len as u32)
+                .map(|i| Sample(i, Meters(f64::from(i) / 2.0), i.to_string()))
+                .collect()
+        })
+        .collect();
+    let bytes = encode(&samples);
+    assert_eq!(decode::<Vec<Vec<Sample>>>(&bytes).unwrap(), samples);
+}

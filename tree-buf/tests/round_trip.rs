@@ -249,6 +249,58 @@ fn pointers_and_tuples() {
     round_trip(vec![(1u8, Some(2u8)), (3, None)]);
 }
 
+/// Tuples and arrays whose items are plain leaves are built from runs of their decoded columns,
+/// a sequence at a time; any other item (a string, an option, a tuple in an array) is read one
+/// value at a time. Sequences of every length, empty ones between, must each take their own.
+#[test]
+fn tuples_and_arrays_of_leaves_take_their_own_items() {
+    let lengths = [3usize, 0, 1, 17, 0, 250, 2];
+    let mut counter = 0u32;
+    let mut next = move || {
+        counter = counter
+            .wrapping_mul(747_796_405)
+            .wrapping_add(2_891_336_453);
+        counter
+    };
+    let mut rings = Vec::new();
+    for &len in &lengths {
+        let ring: Vec<(f64, i32, bool, char)> = (0..len)
+            .map(|_| {
+                let n = next();
+                (f64::from(n) / 7.0, n as i32, n % 3 == 0, 'a')
+            })
+            .collect();
+        rings.push(ring);
+    }
+    round_trip(rings.clone());
+    let arrays: Vec<Vec<[u16; 3]>> = (rings.iter())
+        .map(|ring| {
+            (ring.iter())
+                .map(|&(_, n, _, _)| [n as u16, (n >> 8) as u16, 7])
+                .collect()
+        })
+        .collect();
+    round_trip(arrays);
+    let mixed: Vec<Vec<(u8, String, Option<u8>)>> = (rings.iter())
+        .map(|ring| {
+            (ring.iter())
+                .map(|&(_, n, flag, _)| (n as u8, n.to_string(), flag.then_some(n as u8)))
+                .collect()
+        })
+        .collect();
+    round_trip(mixed);
+    let arrays_of_tuples: Vec<Vec<[(u8, f32); 2]>> = (rings.iter())
+        .map(|ring| {
+            (ring.iter())
+                .map(|&(x, n, _, _)| [(n as u8, x as f32), (1, 2.5)])
+                .collect()
+        })
+        .collect();
+    round_trip(arrays_of_tuples);
+    // Sequences of tuples that are arrays inside tuples.
+    round_trip(vec![(vec![[1u8, 2]], vec![(3u64, 4i8)]); 5]);
+}
+
 #[test]
 fn hash_containers_encode_repeatably() {
     let a: HashMap<String, u32> = (0..100).map(|i| (format!("key{i}"), i)).collect();

@@ -219,6 +219,21 @@ pub unsafe trait ValueDecoder<'de, T>: Sized {
     fn next_vec(&mut self, n: usize) -> Vec<T> {
         collect_values(n, || self.next())
     }
+
+    /// The next `n` values, without moving past them, when the decoder holds them decoded side
+    /// by side (leaves of plain values do); `None` when it does not, or has fewer. A tuple of
+    /// such decoders builds its values from their runs in one loop over locals, where calling
+    /// each element's `next` would load and store every element's place in memory on each value.
+    /// [`Self::skip_run`] then moves past them.
+    fn decoded_run(&mut self, n: usize) -> Option<impl Iterator<Item = T>> {
+        let _ = n;
+        None::<std::iter::Empty<T>>
+    }
+
+    /// Moves past the `n` values a [`Self::decoded_run`] handed over.
+    fn skip_run(&mut self, n: usize) {
+        let _ = n;
+    }
 }
 
 /// `n` values made by `next`, in a vector. A derived decoder passes the body of its own `next`

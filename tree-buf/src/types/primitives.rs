@@ -40,15 +40,23 @@ impl<T: Copy + Default> PrimitiveDecoder<T> {
     }
 
     fn next_values(&mut self, n: usize) -> Vec<T> {
-        let values = self.values.column();
-        let slice = values.as_slice();
+        let slice = self.values.column().as_slice();
         let wanted = &slice[..n.min(slice.len())];
         let mut taken = crate::memory::vec_with_capacity(wanted.len());
         taken.extend_from_slice(wanted);
-        if let Some(last) = n.checked_sub(1) {
-            values.nth(last);
-        }
+        self.skip_values(n);
         taken
+    }
+
+    fn run(&mut self, n: usize) -> Option<std::iter::Copied<std::slice::Iter<'_, T>>> {
+        let run = self.values.column().as_slice().get(..n)?;
+        Some(run.iter().copied())
+    }
+
+    fn skip_values(&mut self, n: usize) {
+        if let Some(last) = n.checked_sub(1) {
+            self.values.column().nth(last);
+        }
     }
 }
 
@@ -97,6 +105,12 @@ macro_rules! primitive {
             }
             fn next_vec(&mut self, n: usize) -> Vec<$t> {
                 self.next_values(n)
+            }
+            fn decoded_run(&mut self, n: usize) -> Option<impl Iterator<Item = $t>> {
+                self.run(n)
+            }
+            fn skip_run(&mut self, n: usize) {
+                self.skip_values(n);
             }
         }
 

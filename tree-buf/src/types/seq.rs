@@ -532,6 +532,29 @@ unsafe impl<'de, T: Decode<'de>, const N: usize> ValueDecoder<'de, [T; N]>
     fn next(&mut self) -> [T; N] {
         std::array::from_fn(|_| self.items.next())
     }
+
+    fn next_vec(&mut self, n: usize) -> Vec<[T; N]> {
+        // From one child whose items are decoded side by side, each array takes the next N of
+        // them in one loop over locals.
+        let built = match self.items.decoders.as_mut_slice() {
+            // The run holds exactly n * N items, and n arrays take them all.
+            [items] => (n.checked_mul(N))
+                .and_then(|total| items.decoded_run(total))
+                .map(|mut run| {
+                    collect_values(n, move || {
+                        std::array::from_fn(|_| run.next().unwrap_or_else(|| unreachable!()))
+                    })
+                }),
+            _ => None,
+        };
+        match built {
+            Some(arrays) => {
+                self.items.decoders[0].skip_run(n * N);
+                arrays
+            }
+            None => collect_values(n, || self.next()),
+        }
+    }
 }
 
 impl<'de, T: Decode<'de>, const N: usize> Decode<'de> for [T; N] {

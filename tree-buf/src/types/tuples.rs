@@ -1,6 +1,6 @@
 //! Tuples of up to twelve elements: one child per element.
 
-use super::{Decode, Encode, TupleNode, ValueDecoder, ValueEncoder};
+use super::{collect_values, Decode, Encode, TupleNode, ValueDecoder, ValueEncoder};
 use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
 use crate::error::DecodeError;
 use crate::schema::NodeRef;
@@ -55,6 +55,21 @@ macro_rules! tuple {
             #[inline]
             fn next(&mut self) -> ($($t,)+) {
                 ($(self.$i.next(),)+)
+            }
+            #[allow(non_snake_case)]
+            fn next_vec(&mut self, n: usize) -> Vec<($($t,)+)> {
+                // Each element's run is bound to its type's name.
+                let built = match ($(self.$i.decoded_run(n),)+) {
+                    ($(Some(mut $t),)+) => Some(collect_values(n, move || ($($t.next().unwrap_or_else(|| unreachable!()),)+))),
+                    _ => None,
+                };
+                match built {
+                    Some(values) => {
+                        $(self.$i.skip_run(n);)+
+                        values
+                    }
+                    None => collect_values(n, || self.next()),
+                }
             }
         }
 
