@@ -58,9 +58,12 @@ macro_rules! tuple {
             }
             #[allow(non_snake_case)]
             fn next_vec(&mut self, n: usize) -> Vec<($($t,)+)> {
-                // Each element's run is bound to its type's name.
+                // Each element's run is bound to its type's name; each holds exactly the n
+                // values that the n tuples take.
                 let built = match ($(self.$i.decoded_run(n),)+) {
-                    ($(Some(mut $t),)+) => Some(collect_values(n, move || ($($t.next().unwrap_or_else(|| unreachable!()),)+))),
+                    ($(Some(mut $t),)+) => Some(collect_values(n, move || {
+                        ($($t.next().unwrap_or_else(|| unreachable!()),)+)
+                    })),
                     _ => None,
                 };
                 match built {
