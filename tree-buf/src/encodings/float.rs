@@ -281,7 +281,10 @@ fn decimal_int<W: FloatWord>(value: W, scale: f64) -> i64 {
 #[inline]
 fn round_within(x: f64, limit: f64) -> Option<i64> {
     (x.abs() < limit).then(|| {
-        let truncated = x as i64;
+        // SAFETY: `x` is finite and below 2^53 in magnitude, so it truncates to an `i64`
+        // without the checks `as` adds for NaN and overflow.
+        #[allow(unsafe_code)]
+        let truncated: i64 = unsafe { x.to_int_unchecked() };
         let fraction = x - truncated as f64;
         truncated + i64::from(fraction >= 0.5) - i64::from(fraction <= -0.5)
     })
