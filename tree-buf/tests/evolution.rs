@@ -182,6 +182,32 @@ fn a_type_with_more_variants_reads_older_files() {
     mismatch::<_, StatusV1>(&newer, "", &["cancelled", "StatusV1"]);
     // Files whose values use only shared variants read either way.
     reads_as(&StatusV2::Open, StatusV1::Open);
+    // Many values, each counted for its own variant: in another order...
+    let old: Vec<StatusV1> = (0..50)
+        .map(|i| match i % 3 {
+            0 => StatusV1::Sold(i),
+            _ => StatusV1::Open,
+        })
+        .collect();
+    let as_v2 = |status: &StatusV1| match *status {
+        StatusV1::Open => StatusV2::Open,
+        StatusV1::Sold(n) => StatusV2::Sold(u64::from(n)),
+    };
+    reads_as(&old, old.iter().map(as_v2).collect::<Vec<_>>());
+    // ...and in the same order, with a variant more at the end.
+    let as_v3 = |status: &StatusV1| match *status {
+        StatusV1::Open => StatusV3::Open,
+        StatusV1::Sold(n) => StatusV3::Sold(u64::from(n)),
+    };
+    reads_as(&old, old.iter().map(as_v3).collect::<Vec<_>>());
+    mismatch::<_, StatusV1>(&StatusV3::Refunded, "", &["refunded", "StatusV1"]);
+}
+
+#[derive(Encode, Decode, Debug, PartialEq, Clone)]
+enum StatusV3 {
+    Open,
+    Sold(u64),
+    Refunded,
 }
 
 #[test]

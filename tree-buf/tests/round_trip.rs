@@ -299,6 +299,24 @@ fn tuples_and_arrays_of_leaves_take_their_own_items() {
     round_trip(arrays_of_tuples);
     // Sequences of tuples that are arrays inside tuples.
     round_trip(vec![(vec![[1u8, 2]], vec![(3u64, 4i8)]); 5]);
+    // Arrays built one at a time, beside other values: of plain values, from the run of their
+    // items; of arrays and of strings, item by item.
+    type Record = (u32, [u8; 20], Option<[i16; 2]>, [[u8; 2]; 3], [String; 2]);
+    let records: Vec<Record> = (rings.iter())
+        .flatten()
+        .enumerate()
+        .map(|(i, &(_, n, flag, _))| {
+            let bytes = n.to_le_bytes();
+            (
+                n as u32,
+                std::array::from_fn(|k| bytes[k % 4] ^ k as u8),
+                flag.then_some([n as i16, -(i as i16)]),
+                [[bytes[0], 1], [bytes[1], 2], [bytes[2], 3]],
+                [n.to_string(), i.to_string()],
+            )
+        })
+        .collect();
+    round_trip(records);
 }
 
 #[test]

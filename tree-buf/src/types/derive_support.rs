@@ -242,6 +242,28 @@ impl<'a> EnumNode<'a> {
             }
         }
         let mut discriminants = ctx.discriminants(node, count)?;
+        let out_of_range = |file_index: usize| {
+            corrupt(format!(
+                "discriminant {file_index} is out of range for {} variants",
+                file_to_type.len()
+            ))
+            .at_path_if_unset(|| node.path())
+        };
+        // The file's variants are the type's first ones, in its order (mostly: the file was
+        // written from this type): each discriminant stands as it is and is only counted.
+        let in_order = (file_to_type.iter().enumerate()).all(|(file, &ty)| ty == Some(file as u32));
+        if let Some(counted) = (variants.get_mut(..file_to_type.len())).filter(|_| in_order) {
+            for &discriminant in &discriminants {
+                match counted.get_mut(discriminant as usize) {
+                    Some(variant) => variant.1 += 1,
+                    None => return Err(out_of_range(discriminant as usize)),
+                }
+            }
+            return Ok(EnumNode {
+                variants,
+                discriminants,
+            });
+        }
         for discriminant in &mut discriminants {
             let file_index = *discriminant as usize;
             let type_index = match file_to_type.get(file_index) {
@@ -257,13 +279,7 @@ impl<'a> EnumNode<'a> {
                         format!("the file has values of variant `{name}`, which enum {type_name} does not have"),
                     ));
                 }
-                None => {
-                    return Err(corrupt(format!(
-                        "discriminant {file_index} is out of range for {} variants",
-                        file_to_type.len()
-                    ))
-                    .at_path_if_unset(|| node.path()))
-                }
+                None => return Err(out_of_range(file_index)),
             };
             variants[type_index as usize].1 += 1;
             *discriminant = type_index;

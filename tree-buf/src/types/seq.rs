@@ -530,6 +530,18 @@ unsafe impl<'de, T: Decode<'de>, const N: usize> ValueDecoder<'de, [T; N]>
 
     #[inline]
     fn next(&mut self) -> [T; N] {
+        // From one child whose items are decoded side by side, the array takes the next N of
+        // them in one loop over locals, not through the items' place for each.
+        if let [items] = self.items.decoders.as_mut_slice() {
+            // The run holds exactly N items.
+            let array = (items.decoded_run(N)).map(|mut run| {
+                std::array::from_fn(|_| run.next().unwrap_or_else(|| unreachable!()))
+            });
+            if let Some(array) = array {
+                items.skip_run(N);
+                return array;
+            }
+        }
         std::array::from_fn(|_| self.items.next())
     }
 
