@@ -280,9 +280,10 @@ fn decimal_int<W: FloatWord>(value: W, scale: f64) -> i64 {
 /// magnitude is below `limit` (at most 2^53, below which the fraction is exact).
 #[inline]
 fn round_within(x: f64, limit: f64) -> Option<i64> {
+    debug_assert!(limit <= <u64 as FloatWord>::EXACT_INT);
     (x.abs() < limit).then(|| {
-        // SAFETY: `x` is finite and below 2^53 in magnitude, so it truncates to an `i64`
-        // without the checks `as` adds for NaN and overflow.
+        // SAFETY: `limit` is at most 2^53 (every caller's is `EXACT_INT` or half of it), so `x`
+        // is finite and truncates to an `i64` without the checks `as` adds for NaN and overflow.
         #[allow(unsafe_code)]
         let truncated: i64 = unsafe { x.to_int_unchecked() };
         let fraction = x - truncated as f64;
