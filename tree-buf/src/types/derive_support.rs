@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 
 use super::{is_empty_void, ValueDecoder, ValueEncoder};
 use crate::branch::{DecodeContext, EncodeResult, SchemaWriter};
-use crate::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::error::{DecodeError, DecodeErrorKind};
 use crate::schema::{NodeRef, NodeType};
 
 /// The encoder of values that hold no data: `()`, unit structs, `PhantomData`.
@@ -241,34 +241,11 @@ impl<'a> EnumNode<'a> {
                 variants[type_index].0 = node.child(file_index).unwrap_or_else(|| node.void());
             }
         }
-        let mut discriminants = ctx.discriminants(node, count)?;
-        let out_of_range = |file_index: usize| {
-            corrupt(format!(
-                "discriminant {file_index} is out of range for {} variants",
-                file_to_type.len()
-            ))
-            .at_path_if_unset(|| node.path())
-        };
-        // The file's variants are the type's first ones, in its order (mostly: the file was
-        // written from this type): each discriminant stands as it is and is only counted.
-        let in_order = (file_to_type.iter().enumerate()).all(|(file, &ty)| ty == Some(file as u32));
-        if let Some(counted) = (variants.get_mut(..file_to_type.len())).filter(|_| in_order) {
-            for &discriminant in &discriminants {
-                match counted.get_mut(discriminant as usize) {
-                    Some(variant) => variant.1 += 1,
-                    None => return Err(out_of_range(discriminant as usize)),
-                }
-            }
-            return Ok(EnumNode {
-                variants,
-                discriminants,
-            });
-        }
-        for discriminant in &mut discriminants {
-            let file_index = *discriminant as usize;
-            let type_index = match file_to_type.get(file_index) {
-                Some(Some(type_index)) => *type_index,
-                Some(None) => {
+        let (mut discriminants, counts) = ctx.discriminants_and_counts(node, count)?;
+        for (file_index, &values) in counts.iter().enumerate().filter(|(_, &n)| n > 0) {
+            match file_to_type[file_index] {
+                Some(type_index) => variants[type_index as usize].1 = values,
+                None => {
                     let name = node
                         .child(file_index)
                         .and_then(|c| c.name())
@@ -279,10 +256,23 @@ impl<'a> EnumNode<'a> {
                         format!("the file has values of variant `{name}`, which enum {type_name} does not have"),
                     ));
                 }
-                None => return Err(out_of_range(file_index)),
-            };
-            variants[type_index as usize].1 += 1;
-            *discriminant = type_index;
+            }
+        }
+        // Mostly the file's variants are the type's first ones, in its order (the file was
+        // written from this type): then each discriminant stands as it is.
+        let in_order = (file_to_type.iter().enumerate()).all(|(file, &ty)| ty == Some(file as u32));
+        if !in_order {
+            // Every discriminant is in range and of a variant the type has: checked above.
+            let to_type: Vec<u32> = file_to_type
+                .iter()
+                .map(|ty| ty.unwrap_or_default())
+                .collect();
+            for discriminant in &mut discriminants {
+                *discriminant = to_type
+                    .get(*discriminant as usize)
+                    .copied()
+                    .unwrap_or_default();
+            }
         }
         Ok(EnumNode {
             variants,

@@ -534,9 +534,7 @@ unsafe impl<'de, T: Decode<'de>, const N: usize> ValueDecoder<'de, [T; N]>
         // them in one loop over locals, not through the items' place for each.
         if let [items] = self.items.decoders.as_mut_slice() {
             // The run holds exactly N items.
-            let array = (items.decoded_run(N)).map(|mut run| {
-                std::array::from_fn(|_| run.next().unwrap_or_else(|| unreachable!()))
-            });
+            let array = (items.decoded_run(N)).map(|mut run| array_from_run(&mut run));
             if let Some(array) = array {
                 items.skip_run(N);
                 return array;
@@ -552,11 +550,7 @@ unsafe impl<'de, T: Decode<'de>, const N: usize> ValueDecoder<'de, [T; N]>
             // The run holds exactly n * N items, and n arrays take them all.
             [items] => (n.checked_mul(N))
                 .and_then(|total| items.decoded_run(total))
-                .map(|mut run| {
-                    collect_values(n, move || {
-                        std::array::from_fn(|_| run.next().unwrap_or_else(|| unreachable!()))
-                    })
-                }),
+                .map(|mut run| collect_values(n, move || array_from_run(&mut run))),
             _ => None,
         };
         match built {
@@ -567,6 +561,12 @@ unsafe impl<'de, T: Decode<'de>, const N: usize> ValueDecoder<'de, [T; N]>
             None => collect_values(n, || self.next()),
         }
     }
+}
+
+/// The next N items of a run that holds at least that many.
+#[inline]
+fn array_from_run<T, const N: usize>(run: &mut impl Iterator<Item = T>) -> [T; N] {
+    std::array::from_fn(|_| run.next().unwrap_or_else(|| unreachable!()))
 }
 
 impl<'de, T: Decode<'de>, const N: usize> Decode<'de> for [T; N] {
