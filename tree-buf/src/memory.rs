@@ -1,4 +1,4 @@
-//! Memory for large decoded values.
+//! Memory for large decoded values, and a hint for reading many columns side by side.
 //!
 //! Decoding writes every byte of a result it has just allocated, so a large result is paid for
 //! once more in page faults: the kernel maps and zeroes each 4 KiB page on first touch. Decoding
@@ -47,6 +47,26 @@ fn advise_huge_pages(start: *const u8, bytes: usize) {
 
 #[cfg(not(all(target_os = "linux", not(miri))))]
 fn advise_huge_pages(_start: *const u8, _bytes: usize) {}
+
+/// Asks the processor to start loading the cache line that holds `items[index]`, so that reading
+/// it a little later does not wait on memory. A hint only: it changes nothing, and an index past
+/// the end is harmless.
+#[inline(always)]
+pub(crate) fn prefetch<T>(items: &[T], index: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let address = items.as_ptr().wrapping_add(index).cast::<i8>();
+        // SAFETY: a prefetch reads nothing into the program and never faults, whatever the
+        // address; `wrapping_add` makes one without assuming it is in bounds.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(address)
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (items, index);
+}
 
 #[cfg(test)]
 mod tests {

@@ -42,6 +42,7 @@ use super::zstd::{self, Frame};
 use super::{check_depth, is_empty_form, tags, Settings, Version};
 use crate::branch::KeptBranch;
 use crate::error::{corrupt, DecodeError, DecodeErrorKind};
+use crate::memory::prefetch;
 
 tags! {
     /// The first byte of a string stream: its codec.
@@ -312,6 +313,22 @@ impl<S> Strings<S> {
         })
     }
 }
+
+impl<S> Strings<S> {
+    /// Asks the processor to start loading where string `index` + [`PREFETCH_AHEAD`] is found
+    /// (its end, or its index into the table), for a decoder that takes the strings in order.
+    #[inline(always)]
+    pub(crate) fn prefetch_ahead_of(&self, index: usize) {
+        match self {
+            Strings::Plain(column) => prefetch(&column.ends, index + PREFETCH_AHEAD),
+            Strings::Indexed { indices, .. } => prefetch(indices, index + PREFETCH_AHEAD),
+        }
+    }
+}
+
+/// How far ahead of the string being taken [`Strings::prefetch_ahead_of`] asks for: two cache
+/// lines of ends, one of indices.
+const PREFETCH_AHEAD: usize = 16;
 
 impl<S: AsRef<str>> Strings<S> {
     /// String `index`, or "" past the end.
