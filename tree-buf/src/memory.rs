@@ -73,6 +73,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn prefetching_past_the_end_or_from_nothing_is_harmless() {
+        let values = [1u64, 2, 3];
+        prefetch(&values, 0);
+        prefetch(&values, 1 << 20);
+        prefetch::<u64>(&[], usize::MAX);
+        assert_eq!(values, [1, 2, 3]);
+    }
+
+    #[test]
     fn vectors_of_any_size_hold_what_is_written() {
         for capacity in [0, 1, 1000, (5 << 20) / 8, (9 << 20) / 8 + 3] {
             let mut values: Vec<u64> = vec_with_capacity(capacity);
