@@ -312,9 +312,7 @@ impl<S> Strings<S> {
             },
         })
     }
-}
 
-impl<S> Strings<S> {
     /// Asks the processor to start loading where string `index` + [`PREFETCH_AHEAD`] is found
     /// (its end, or its index into the table), for a decoder that takes the strings in order.
     #[inline(always)]
