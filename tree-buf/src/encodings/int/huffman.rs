@@ -32,6 +32,7 @@ use std::mem::MaybeUninit;
 
 use super::distinct::Distinct;
 use super::select::{encode_nested_prefixed, Chain};
+use super::transform::Finish;
 use super::{bit_width, decode_nested, describe, IntTag, Word};
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::{write_varint, ByteReader};
@@ -789,16 +790,17 @@ impl<W: Word> Symbols<'_, W> {
         Ok(())
     }
 
-    /// Appends the values of `symbols` to `out`, without a branch on escapes.
+    /// Appends the values of `symbols`, each made what `finish` makes it, to `out`, without a
+    /// branch on escapes.
     #[allow(unsafe_code)]
-    fn extend(&mut self, symbols: &[u16], out: &mut Vec<W>) {
+    fn extend(&mut self, symbols: &[u16], finish: &mut impl Finish<W>, out: &mut Vec<W>) {
         let (values, escaped) = (self.values, self.escaped);
         let escape = values.len();
         let last = escape - 1;
         // A plain loop over locals rather than a closure over `self`: the closure's captures
         // were read and written in memory on every symbol, which made each symbol wait for the
         // one before.
-        let (mut next_escape, mut unassigned) = (self.next_escape, false);
+        let (mut next_escape, mut unassigned, mut made) = (self.next_escape, false, *finish);
         out.reserve(symbols.len());
         // Written in place rather than zeroed first and then overwritten.
         let slots = &mut out.spare_capacity_mut()[..symbols.len()];
@@ -809,8 +811,9 @@ impl<W: Word> Symbols<'_, W> {
             let is_escape = symbol == escape;
             unassigned |= symbol > escape;
             next_escape += usize::from(is_escape);
-            slot.write(if is_escape { escaped } else { coded });
+            slot.write(made.apply(if is_escape { escaped } else { coded }));
         }
+        *finish = made;
         // SAFETY: the loop wrote each of the `symbols.len()` slots past the length, which
         // `reserve` made room for.
         unsafe { out.set_len(out.len() + symbols.len()) };
@@ -869,11 +872,13 @@ impl<'a> Header<'a> {
         }
     }
 
+    /// The stream's `count` words, each made what `finish` makes it as it is made.
     pub(super) fn decode<W: Word>(
         self,
         count: usize,
         budget: &mut Budget,
         depth: usize,
+        mut finish: impl Finish<W>,
     ) -> Result<Vec<W>, DecodeError> {
         let Header {
             symbols,
@@ -953,6 +958,7 @@ impl<'a> Header<'a> {
                                 (escaped.get(mapping.next_escape - 1).copied()).unwrap_or_default()
                             }
                         });
+                        finish.apply_all(decoded);
                         out.extend_from_slice(decoded);
                     }
                 } else {
@@ -960,7 +966,7 @@ impl<'a> Header<'a> {
                     for start in (0..count).step_by(CHUNK) {
                         let chunk = &mut chunk[..CHUNK.min(count - start)];
                         reader.read(chunk, |symbol| symbol as u16);
-                        mapping.extend(chunk, &mut out);
+                        mapping.extend(chunk, &mut finish, &mut out);
                     }
                 }
                 mapping.check(escapes)?;
@@ -997,6 +1003,8 @@ impl<'a> Header<'a> {
                         out[index * quarter + at] = value;
                     }
                 }
+                // The values come in four streams: they are in order only now.
+                finish.apply_all(&mut out);
             }
             Codes::Four(streams) => {
                 // The symbols are read first, stream by stream in turn, then made values in
@@ -1009,7 +1017,7 @@ impl<'a> Header<'a> {
                     &mut [(); STREAMS].map(|()| KeepSymbols),
                     quarters(&mut decoded),
                 );
-                mapping.extend(&decoded, &mut out);
+                mapping.extend(&decoded, &mut finish, &mut out);
                 mapping.check(escapes)?;
                 for (stream, reader) in streams.iter().zip(&readers) {
                     check_end(stream, reader.position)?;
@@ -1044,6 +1052,7 @@ impl<'a> Header<'a> {
 #[cfg(test)]
 mod tests {
     use super::super::tests::shapes;
+    use super::super::transform::{AsDecoded, RunningSums};
     use super::*;
     use crate::encodings::bytes::varint_len;
     use crate::encodings::test_len;
@@ -1127,12 +1136,47 @@ mod tests {
     }
 
     fn decoded<W: Word>(stream: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
+        decoded_then(stream, count, AsDecoded)
+    }
+
+    /// [`decoded`], each value made what `finish` makes it.
+    fn decoded_then<W: Word>(
+        stream: &[u8],
+        count: usize,
+        finish: impl Finish<W>,
+    ) -> Result<Vec<W>, DecodeError> {
         let in_streams = match stream.first().and_then(|&tag| IntTag::from_byte(tag)) {
             Some(IntTag::Huffman) => false,
             Some(IntTag::HuffmanStreams) => true,
             other => panic!("not a Huffman stream: {other:?}"),
         };
-        Header::parse(&stream[1..], in_streams)?.decode(count, &mut Budget::new(u64::MAX), 0)
+        let header = Header::parse(&stream[1..], in_streams)?;
+        header.decode(count, &mut Budget::new(u64::MAX), 0, finish)
+    }
+
+    #[test]
+    fn a_transform_over_the_codes_is_applied_on_every_path_that_makes_values() {
+        // (values, in four streams, escapes rare): one of every `every` values is unique, so
+        // escaped; the rest repeat.
+        for (len, every) in [(3000, 100), (3000, 3), (20_000, 100), (20_000, 3)] {
+            let values: Vec<u64> = (0..len)
+                .map(|i| match i % every {
+                    0 => 1000 + i * 7,
+                    _ => (i * 31) % 13,
+                })
+                .collect();
+            let stream = encoded(&values).expect("values that repeat have a plan");
+            let as_decoded = decoded::<u64>(&stream, values.len()).unwrap();
+            assert_eq!(as_decoded, values);
+            let mut expected = values.clone();
+            RunningSums::<u64, true>::new().apply_all(&mut expected);
+            let summed = decoded_then(&stream, values.len(), RunningSums::<u64, true>::new());
+            assert_eq!(
+                summed.unwrap(),
+                expected,
+                "{len} values, one in {every} escaped"
+            );
+        }
     }
 
     #[test]

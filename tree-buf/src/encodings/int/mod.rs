@@ -47,6 +47,7 @@ use super::scratch::Pooled;
 use super::zstd::{self, Frame};
 use super::{check_depth, is_empty_form, tags};
 use crate::error::DecodeError;
+use transform::{AsDecoded, Finish};
 
 pub(crate) use select::encode;
 
@@ -115,7 +116,18 @@ impl<'a, W: Word> IntStream<'a, W> {
         budget: &mut Budget,
         depth: usize,
     ) -> Result<Vec<W>, DecodeError> {
-        match self {
+        self.decode_then(count, budget, depth, AsDecoded)
+    }
+
+    /// [`Self::decode`], each word then made what `finish` makes it.
+    fn decode_then(
+        self,
+        count: usize,
+        budget: &mut Budget,
+        depth: usize,
+        mut finish: impl Finish<W>,
+    ) -> Result<Vec<W>, DecodeError> {
+        let mut words = match self {
             IntStream::Fixed(fixed) => fixed.decode(count),
             IntStream::Varint(body) => varint::decode(body, count),
             IntStream::Zigzag(inner) => transform::decode_zigzag(inner, count, budget, depth),
@@ -126,13 +138,16 @@ impl<'a, W: Word> IntStream<'a, W> {
             IntStream::Dictionary(dictionary) => dictionary.decode(count, budget, depth),
             IntStream::Huffman(huffman) => {
                 budget.require(huffman.version(), "a Huffman stream")?;
-                huffman.decode(count, budget, depth)
+                // Huffman codes are made words in a pass of their own, which applies `finish`.
+                return huffman.decode(count, budget, depth, finish);
             }
             IntStream::Zstd(frame) => {
                 let inner = frame.decompress(max_stream_size::<W>(count), budget)?;
                 decode_nested(&inner, count, budget, depth + 1)
             }
-        }
+        }?;
+        finish.apply_all(&mut words);
+        Ok(words)
     }
 
     /// The codec and the nested streams, described.
@@ -300,11 +315,22 @@ pub(crate) fn decode_nested<W: Word>(
     budget: &mut Budget,
     depth: usize,
 ) -> Result<Vec<W>, DecodeError> {
+    decode_nested_then(bytes, count, budget, depth, AsDecoded)
+}
+
+/// [`decode_nested`], each word then made what `finish` (a transform over the stream) makes it.
+fn decode_nested_then<W: Word>(
+    bytes: &[u8],
+    count: usize,
+    budget: &mut Budget,
+    depth: usize,
+    finish: impl Finish<W>,
+) -> Result<Vec<W>, DecodeError> {
     check_depth(depth)?;
     if is_empty_form(bytes, count) {
         return Ok(Vec::new());
     }
-    IntStream::<W>::parse(bytes)?.decode(count, budget, depth)
+    IntStream::<W>::parse(bytes)?.decode_then(count, budget, depth, finish)
 }
 
 /// The most bytes an honest stream of `count` words can take, nested encodings included; bounds

@@ -7,7 +7,7 @@
 //! ```
 
 use super::select::{encode_nested, Chain};
-use super::{decode_nested, IntTag, Word};
+use super::{decode_nested_then, IntTag, Word};
 use crate::encodings::budget::Budget;
 use crate::encodings::scratch::Scratch;
 use crate::encodings::{check_depth, Settings, Version};
@@ -42,11 +42,7 @@ pub(super) fn decode_zigzag<W: Word>(
     budget: &mut Budget,
     depth: usize,
 ) -> Result<Vec<W>, DecodeError> {
-    let mut values = decode_nested::<W>(body, count, budget, depth + 1)?;
-    for value in &mut values {
-        *value = unzigzag(*value);
-    }
-    Ok(values)
+    decode_nested_then(body, count, budget, depth + 1, Unzigzagged)
 }
 
 /// The differences between neighbours, the first value kept as it is.
@@ -76,25 +72,89 @@ pub(super) fn decode_delta<W: Word>(
     budget: &mut Budget,
     depth: usize,
 ) -> Result<Vec<W>, DecodeError> {
-    // Deltas are mostly zigzagged: that is undone in the pass that sums them, not one of its own.
+    // Deltas are mostly zigzagged: that is undone as they are summed, not in a pass of its own.
     if let Some(zigzagged) = body.strip_prefix(&[IntTag::Zigzag as u8]) {
         check_depth(depth + 1)?;
-        let deltas = decode_nested::<W>(zigzagged, count, budget, depth + 2)?;
-        return Ok(running_sums(deltas, unzigzag));
+        return decode_nested_then(
+            zigzagged,
+            count,
+            budget,
+            depth + 2,
+            RunningSums::<W, true>::new(),
+        );
     }
-    let deltas = decode_nested::<W>(body, count, budget, depth + 1)?;
-    Ok(running_sums(deltas, |delta| delta))
+    decode_nested_then(
+        body,
+        count,
+        budget,
+        depth + 1,
+        RunningSums::<W, false>::new(),
+    )
 }
 
-/// Replaces each of `deltas`, as `map` makes it, by the sum of those up to it.
-#[inline]
-fn running_sums<W: Word>(mut deltas: Vec<W>, map: impl Fn(W) -> W) -> Vec<W> {
-    let mut previous = W::ZERO;
-    for value in &mut deltas {
-        previous = previous.wrapping_add(map(*value));
-        *value = previous;
+/// What a transform makes of each word its nested stream decodes to, in order. The codec that
+/// decodes the nested stream applies it as it makes the words where it has a pass of its own
+/// that makes them (Huffman's), which spares the transform a pass over the whole column; others
+/// leave it to [`Self::apply_all`] after.
+pub(super) trait Finish<W: Word>: Copy {
+    fn apply(&mut self, word: W) -> W;
+
+    /// Applies it to each of `words`, in order.
+    #[inline]
+    fn apply_all(&mut self, words: &mut [W]) {
+        // A copy in a local, so that its state stays in registers through the loop.
+        let mut finish = *self;
+        for word in words {
+            *word = finish.apply(*word);
+        }
+        *self = finish;
     }
-    deltas
+}
+
+/// Words kept as they are decoded: no transform.
+#[derive(Clone, Copy)]
+pub(super) struct AsDecoded;
+
+impl<W: Word> Finish<W> for AsDecoded {
+    #[inline(always)]
+    fn apply(&mut self, word: W) -> W {
+        word
+    }
+
+    #[inline(always)]
+    fn apply_all(&mut self, _: &mut [W]) {}
+}
+
+/// The inverse of zigzag.
+#[derive(Clone, Copy)]
+struct Unzigzagged;
+
+impl<W: Word> Finish<W> for Unzigzagged {
+    #[inline(always)]
+    fn apply(&mut self, word: W) -> W {
+        unzigzag(word)
+    }
+}
+
+/// Each delta (zigzagged when `ZIGZAG`) replaced by the sum of those up to it.
+#[derive(Clone, Copy)]
+pub(super) struct RunningSums<W, const ZIGZAG: bool> {
+    sum: W,
+}
+
+impl<W: Word, const ZIGZAG: bool> RunningSums<W, ZIGZAG> {
+    pub(super) fn new() -> Self {
+        RunningSums { sum: W::ZERO }
+    }
+}
+
+impl<W: Word, const ZIGZAG: bool> Finish<W> for RunningSums<W, ZIGZAG> {
+    #[inline(always)]
+    fn apply(&mut self, delta: W) -> W {
+        let delta = if ZIGZAG { unzigzag(delta) } else { delta };
+        self.sum = self.sum.wrapping_add(delta);
+        self.sum
+    }
 }
 
 #[cfg(test)]
