@@ -14,6 +14,7 @@
 
 use bitpacking::{BitPacker, BitPacker1x, BitPacker4x};
 
+use super::transform::Finish;
 use super::{bit_width, varint, IntTag, Word};
 use crate::encodings::bytes::ByteReader;
 use crate::error::{corrupt, DecodeError};
@@ -111,7 +112,12 @@ impl<'a, W: Word> BitPacked<'a, W> {
         })
     }
 
-    pub(super) fn decode(self, count: usize) -> Result<Vec<W>, DecodeError> {
+    /// The `count` values, each made what `finish` makes it as its block is unpacked.
+    pub(super) fn decode(
+        self,
+        count: usize,
+        mut finish: impl Finish<W>,
+    ) -> Result<Vec<W>, DecodeError> {
         let BitPacked { min, blocks } = self;
         let mut reader = ByteReader::new(blocks);
         let large_blocks = count / LARGE;
@@ -129,9 +135,7 @@ impl<'a, W: Word> BitPacked<'a, W> {
             let (bits, packed) = block::<W>(&mut reader, 16)?;
             packer.decompress(packed, &mut buffer, bits);
             values.extend(
-                buffer
-                    .iter()
-                    .map(|&v| W::from_u64(u64::from(v)).wrapping_add(min)),
+                (buffer.iter()).map(|&v| finish.apply(W::from_u64(u64::from(v)).wrapping_add(min))),
             );
         }
         let packer = BitPacker1x::new();
@@ -146,9 +150,8 @@ impl<'a, W: Word> BitPacked<'a, W> {
                 ));
             }
             values.extend(
-                buffer[..take]
-                    .iter()
-                    .map(|&v| W::from_u64(u64::from(v)).wrapping_add(min)),
+                (buffer[..take].iter())
+                    .map(|&v| finish.apply(W::from_u64(u64::from(v)).wrapping_add(min))),
             );
         }
         reader.finish("bit-packed blocks")?;
@@ -158,10 +161,24 @@ impl<'a, W: Word> BitPacked<'a, W> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::transform::{AsDecoded, RunningSums};
     use super::*;
 
     fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
-        BitPacked::<W>::parse(body)?.decode(count)
+        BitPacked::<W>::parse(body)?.decode(count, AsDecoded)
+    }
+
+    #[test]
+    fn a_transform_over_the_values_is_applied_across_blocks() {
+        // Large blocks, then small ones, then a short last one.
+        let values: Vec<u64> = (0..1000u64).map(|i| (i * 37) % 101).collect();
+        let mut out = Vec::new();
+        encode(&values, 0, &mut out);
+        let packed = BitPacked::<u64>::parse(&out[1..]).unwrap();
+        let summed = packed.decode(values.len(), RunningSums::<u64, true>::new());
+        let mut expected = values.clone();
+        RunningSums::<u64, true>::new().apply_all(&mut expected);
+        assert_eq!(summed.unwrap(), expected);
     }
 
     /// The plain reference: every value minus `min` in `bits` bits, one by one.

@@ -132,7 +132,8 @@ impl<'a, W: Word> IntStream<'a, W> {
             IntStream::Varint(body) => varint::decode(body, count),
             IntStream::Zigzag(inner) => transform::decode_zigzag(inner, count, budget, depth),
             IntStream::Delta(inner) => transform::decode_delta(inner, count, budget, depth),
-            IntStream::BitPack(packed) => packed.decode(count),
+            // Unpacked a block at a time: `finish` is applied to each block while it is at hand.
+            IntStream::BitPack(packed) => return packed.decode(count, finish),
             IntStream::Simple16(body) => simple16::decode(body, count),
             IntStream::Rle(runs) => runs.decode(count, budget, depth),
             IntStream::Dictionary(dictionary) => dictionary.decode(count, budget, depth),
