@@ -5,6 +5,7 @@
 //!                                      size; width 0 means every word is 0 and no bytes follow
 //! ```
 
+use super::transform::Finish;
 use super::{bit_width, IntTag, Word};
 use crate::encodings::describe::Codec;
 use crate::error::{corrupt, DecodeError};
@@ -79,7 +80,12 @@ impl<'a> Fixed<'a> {
         (self.width == 1 && self.words.len() == count).then_some(self.words)
     }
 
-    pub(super) fn decode<W: Word>(self, count: usize) -> Result<Vec<W>, DecodeError> {
+    /// The `count` words, each made what `finish` makes it as it is read.
+    pub(super) fn decode<W: Word>(
+        self,
+        count: usize,
+        mut finish: impl Finish<W>,
+    ) -> Result<Vec<W>, DecodeError> {
         let (width, data) = (usize::from(self.width), self.words);
         if count.checked_mul(width) != Some(data.len()) {
             return Err(corrupt(format!(
@@ -90,37 +96,44 @@ impl<'a> Fixed<'a> {
         // A width known at compile time turns each read into a few moves instead of a memcpy
         // call.
         Ok(match width {
-            0 => vec![W::ZERO; count],
-            1 => read::<W, 1>(data),
-            2 => read::<W, 2>(data),
-            3 => read::<W, 3>(data),
-            4 => read::<W, 4>(data),
-            5 => read::<W, 5>(data),
-            6 => read::<W, 6>(data),
-            7 => read::<W, 7>(data),
-            8 => read::<W, 8>(data),
-            _ => data.chunks_exact(width).map(W::read_le).collect(),
+            0 => {
+                let mut words = vec![W::ZERO; count];
+                finish.apply_all(&mut words);
+                words
+            }
+            1 => read::<W, 1>(data, finish),
+            2 => read::<W, 2>(data, finish),
+            3 => read::<W, 3>(data, finish),
+            4 => read::<W, 4>(data, finish),
+            5 => read::<W, 5>(data, finish),
+            6 => read::<W, 6>(data, finish),
+            7 => read::<W, 7>(data, finish),
+            8 => read::<W, 8>(data, finish),
+            _ => (data.chunks_exact(width))
+                .map(|chunk| finish.apply(W::read_le(chunk)))
+                .collect(),
         })
     }
 }
 
-/// The words of `WIDTH` bytes each in `data`.
-fn read<W: Word, const WIDTH: usize>(data: &[u8]) -> Vec<W> {
+/// The words of `WIDTH` bytes each in `data`, each made what `finish` makes it.
+fn read<W: Word, const WIDTH: usize>(data: &[u8], mut finish: impl Finish<W>) -> Vec<W> {
     data.chunks_exact(WIDTH)
         .map(|chunk| {
             let mut bytes = [0u8; 16];
             bytes[..WIDTH].copy_from_slice(chunk);
-            W::from_le_padded(bytes)
+            finish.apply(W::from_le_padded(bytes))
         })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::transform::{AsDecoded, RunningSums};
     use super::*;
 
     fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
-        Fixed::parse::<W>(body)?.decode(count)
+        Fixed::parse::<W>(body)?.decode(count, AsDecoded)
     }
 
     #[test]
@@ -131,7 +144,22 @@ mod tests {
             encode(&values, max, &mut out);
             assert_eq!(out.len(), size(values.len(), max));
             assert_eq!(decode::<u64>(&out[1..], values.len()).unwrap(), values);
+            let mut sums = values.clone();
+            RunningSums::<u64, false>::new().apply_all(&mut sums);
+            let fixed = Fixed::parse::<u64>(&out[1..]).unwrap();
+            let summed = fixed.decode(values.len(), RunningSums::<u64, false>::new());
+            assert_eq!(
+                summed.unwrap(),
+                sums,
+                "a transform applied as the words are read"
+            );
         }
+        let wide = [u128::MAX, 1, 1 << 100];
+        let mut out = Vec::new();
+        encode(&wide, u128::MAX, &mut out);
+        let fixed = Fixed::parse::<u128>(&out[1..]).unwrap();
+        let summed = fixed.decode(wide.len(), RunningSums::<u128, false>::new());
+        assert_eq!(summed.unwrap(), [u128::MAX, 0, 1 << 100]);
     }
 
     #[test]

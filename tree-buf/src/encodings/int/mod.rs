@@ -119,7 +119,8 @@ impl<'a, W: Word> IntStream<'a, W> {
         self.decode_then(count, budget, depth, AsDecoded)
     }
 
-    /// [`Self::decode`], each word then made what `finish` makes it.
+    /// [`Self::decode`], each word then made what `finish` makes it: by the codecs whose pass
+    /// makes the words (while each is at hand), else in a pass over them after.
     fn decode_then(
         self,
         count: usize,
@@ -128,24 +129,22 @@ impl<'a, W: Word> IntStream<'a, W> {
         mut finish: impl Finish<W>,
     ) -> Result<Vec<W>, DecodeError> {
         let mut words = match self {
-            IntStream::Fixed(fixed) => fixed.decode(count),
-            IntStream::Varint(body) => varint::decode(body, count),
-            IntStream::Zigzag(inner) => transform::decode_zigzag(inner, count, budget, depth),
-            IntStream::Delta(inner) => transform::decode_delta(inner, count, budget, depth),
-            // Unpacked a block at a time: `finish` is applied to each block while it is at hand.
+            IntStream::Fixed(fixed) => return fixed.decode(count, finish),
+            IntStream::Varint(body) => return varint::decode(body, count, finish),
             IntStream::BitPack(packed) => return packed.decode(count, finish),
-            IntStream::Simple16(body) => simple16::decode(body, count),
-            IntStream::Rle(runs) => runs.decode(count, budget, depth),
-            IntStream::Dictionary(dictionary) => dictionary.decode(count, budget, depth),
+            IntStream::Simple16(body) => return simple16::decode(body, count, finish),
             IntStream::Huffman(huffman) => {
                 budget.require(huffman.version(), "a Huffman stream")?;
-                // Huffman codes are made words in a pass of their own, which applies `finish`.
                 return huffman.decode(count, budget, depth, finish);
             }
             IntStream::Zstd(frame) => {
                 let inner = frame.decompress(max_stream_size::<W>(count), budget)?;
-                decode_nested(&inner, count, budget, depth + 1)
+                return decode_nested_then(&inner, count, budget, depth + 1, finish);
             }
+            IntStream::Zigzag(inner) => transform::decode_zigzag(inner, count, budget, depth),
+            IntStream::Delta(inner) => transform::decode_delta(inner, count, budget, depth),
+            IntStream::Rle(runs) => runs.decode(count, budget, depth),
+            IntStream::Dictionary(dictionary) => dictionary.decode(count, budget, depth),
         }?;
         finish.apply_all(&mut words);
         Ok(words)

@@ -21,6 +21,7 @@
 //! The encoder takes, at each step, the first layout (they are ordered by decreasing count) whose
 //! fields hold the next values. The decoder unpacks each layout with constant shifts and masks.
 
+use super::transform::Finish;
 use super::{bit_width, IntTag, Word};
 use crate::encodings::zstd;
 use crate::error::{corrupt, DecodeError};
@@ -264,31 +265,36 @@ pub(crate) fn decode_u32(body: &[u8], count: usize) -> Result<Vec<u32>, DecodeEr
     Ok(values)
 }
 
-pub(super) fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
+/// The `count` values, each made what `finish` makes it in the pass that widens them to `W`.
+pub(super) fn decode<W: Word>(
+    body: &[u8],
+    count: usize,
+    mut finish: impl Finish<W>,
+) -> Result<Vec<W>, DecodeError> {
+    let wide = decode_u32(body, count)?;
     if W::BITS < 28 {
-        // Narrow words could not hold every field; decode wide and check.
-        let wide = decode_u32(body, count)?;
+        // Narrow words could not hold every field: each is checked.
         let limit = 1u64 << W::BITS;
-        return wide
-            .into_iter()
-            .map(|v| {
-                if u64::from(v) < limit {
-                    Ok(W::from_u64(u64::from(v)))
-                } else {
-                    Err(corrupt("a Simple16 value overflows its word"))
-                }
+        return (wide.into_iter())
+            .map(|v| match u64::from(v) < limit {
+                true => Ok(finish.apply(W::from_u64(u64::from(v)))),
+                false => Err(corrupt("a Simple16 value overflows its word")),
             })
             .collect();
     }
-    Ok(decode_u32(body, count)?
-        .into_iter()
-        .map(|v| W::from_u64(u64::from(v)))
+    Ok((wide.into_iter())
+        .map(|v| finish.apply(W::from_u64(u64::from(v))))
         .collect())
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::transform::{AsDecoded, RunningSums};
     use super::*;
+
+    fn decoded<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
+        decode(body, count, AsDecoded)
+    }
 
     /// A plain reference decoder: reads each field bit by bit.
     fn reference_decode(words: &[u32], count: usize) -> Vec<u64> {
@@ -385,12 +391,20 @@ mod tests {
             for limit in out.len().saturating_sub(2)..out.len() + 3 {
                 assert_eq!(smaller_than(&values, limit), out.len() < limit);
             }
-            assert_eq!(decode::<u64>(&out[1..], values.len()).unwrap(), values);
+            assert_eq!(decoded::<u64>(&out[1..], values.len()).unwrap(), values);
+            let mut sums = values.clone();
+            RunningSums::<u64, true>::new().apply_all(&mut sums);
+            let summed = decode(&out[1..], values.len(), RunningSums::<u64, true>::new());
+            assert_eq!(
+                summed.unwrap(),
+                sums,
+                "a transform applied as the words widen"
+            );
             let small: Vec<u64> = values.iter().map(|v| v % 5).collect();
             let mut out = Vec::new();
             encode(&small, &mut out);
             assert_eq!(
-                decode::<u8>(&out[1..], small.len()).unwrap(),
+                decoded::<u8>(&out[1..], small.len()).unwrap(),
                 small.iter().map(|&v| v as u8).collect::<Vec<_>>()
             );
         }
@@ -398,18 +412,21 @@ mod tests {
 
     #[test]
     fn hostile_streams_are_errors() {
-        assert!(decode::<u32>(&[0, 0, 0], 1).is_err(), "not whole words");
+        assert!(decoded::<u32>(&[0, 0, 0], 1).is_err(), "not whole words");
         assert!(
-            decode::<u32>(&[0, 0, 0, 0], 29).is_err(),
+            decoded::<u32>(&[0, 0, 0, 0], 29).is_err(),
             "count past the words"
         );
-        assert!(decode::<u32>(&[2, 0, 0, 0], 1).is_err(), "non-zero padding");
         assert!(
-            decode::<u32>(&[0, 0, 0, 0, 0, 0, 0, 0], 1).is_err(),
+            decoded::<u32>(&[2, 0, 0, 0], 1).is_err(),
+            "non-zero padding"
+        );
+        assert!(
+            decoded::<u32>(&[0, 0, 0, 0, 0, 0, 0, 0], 1).is_err(),
             "extra word"
         );
         assert!(
-            decode::<u8>(&0xf000_0fffu32.to_le_bytes(), 1).is_err(),
+            decoded::<u8>(&0xf000_0fffu32.to_le_bytes(), 1).is_err(),
             "overflows u8"
         );
     }

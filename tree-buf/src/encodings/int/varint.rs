@@ -4,6 +4,7 @@
 //! varint_stream := 0x01 varint{count}   each must fit the word width
 //! ```
 
+use super::transform::Finish;
 use super::{bit_width, IntTag, Word};
 use crate::encodings::bytes::ByteReader;
 use crate::error::{corrupt, DecodeError};
@@ -49,7 +50,12 @@ pub(super) fn read<W: Word>(reader: &mut ByteReader<'_>) -> Result<W, DecodeErro
     Err(corrupt(format!("varint too long for {} bits", W::BITS)))
 }
 
-pub(super) fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
+/// The `count` values, each made what `finish` makes it as it is read.
+pub(super) fn decode<W: Word>(
+    body: &[u8],
+    count: usize,
+    mut finish: impl Finish<W>,
+) -> Result<Vec<W>, DecodeError> {
     if count > body.len() {
         return Err(corrupt(format!(
             "{} bytes cannot hold {count} varints",
@@ -59,7 +65,7 @@ pub(super) fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, Decod
     let mut values = Vec::with_capacity(count);
     let mut reader = ByteReader::new(body);
     for _ in 0..count {
-        values.push(read(&mut reader)?);
+        values.push(finish.apply(read(&mut reader)?));
     }
     reader.finish("varints")?;
     Ok(values)
@@ -67,28 +73,44 @@ pub(super) fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, Decod
 
 #[cfg(test)]
 mod tests {
+    use super::super::transform::{AsDecoded, RunningSums};
     use super::*;
+
+    fn decoded<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
+        decode(body, count, AsDecoded)
+    }
+
+    #[test]
+    fn a_transform_over_the_values_is_applied_as_they_are_read() {
+        let values: Vec<u64> = (0..300u64).map(|i| (i * 7919) % 1000).collect();
+        let mut out = Vec::new();
+        encode(&values, &mut out);
+        let mut sums = values.clone();
+        RunningSums::<u64, true>::new().apply_all(&mut sums);
+        let summed = decode(&out[1..], values.len(), RunningSums::<u64, true>::new());
+        assert_eq!(summed.unwrap(), sums);
+    }
 
     #[test]
     fn round_trips_the_extremes_of_each_width() {
         let mut out = Vec::new();
         encode(&[0u8, 127, 128, u8::MAX], &mut out);
-        assert_eq!(decode::<u8>(&out[1..], 4).unwrap(), [0, 127, 128, u8::MAX]);
+        assert_eq!(decoded::<u8>(&out[1..], 4).unwrap(), [0, 127, 128, u8::MAX]);
         let mut out = Vec::new();
         encode(&[u128::MAX, 0], &mut out);
         assert_eq!(out.len(), 1 + 19 + 1);
-        assert_eq!(decode::<u128>(&out[1..], 2).unwrap(), [u128::MAX, 0]);
+        assert_eq!(decoded::<u128>(&out[1..], 2).unwrap(), [u128::MAX, 0]);
     }
 
     #[test]
     fn hostile_streams_are_errors() {
-        assert!(decode::<u32>(&[0x80], 1).is_err(), "unterminated");
-        assert!(decode::<u8>(&[0x80, 0x02], 1).is_err(), "over 8 bits");
-        assert!(decode::<u64>(&[1, 2], 1).is_err(), "trailing bytes");
+        assert!(decoded::<u32>(&[0x80], 1).is_err(), "unterminated");
+        assert!(decoded::<u8>(&[0x80, 0x02], 1).is_err(), "over 8 bits");
+        assert!(decoded::<u64>(&[1, 2], 1).is_err(), "trailing bytes");
         assert!(
-            decode::<u64>(&[], usize::MAX).is_err(),
+            decoded::<u64>(&[], usize::MAX).is_err(),
             "count past the bytes"
         );
-        assert!(decode::<u64>(&[0xff; 11], 1).is_err(), "too long");
+        assert!(decoded::<u64>(&[0xff; 11], 1).is_err(), "too long");
     }
 }
