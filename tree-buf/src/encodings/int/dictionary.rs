@@ -19,6 +19,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::distinct::Distinct;
 use super::select::{encode_nested, encode_nested_prefixed, Chain};
+use super::transform::Finish;
 use super::{decode_nested, describe, extremes, IntTag, Word};
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::{write_varint, ByteReader};
@@ -130,11 +131,13 @@ impl<'a> Dictionary<'a> {
         })
     }
 
+    /// The `count` values, each made what `finish` makes it as it is looked up.
     pub(super) fn decode<W: Word>(
         self,
         count: usize,
         budget: &mut Budget,
         depth: usize,
+        mut finish: impl Finish<W>,
     ) -> Result<Vec<W>, DecodeError> {
         let group = self.group.unwrap_or(1);
         if group == 0 || !count.is_multiple_of(group) {
@@ -161,13 +164,17 @@ impl<'a> Dictionary<'a> {
             )));
         }
         if group == 1 {
-            return Ok(indices.into_iter().map(|i| values[i as usize]).collect());
+            let looked_up = indices
+                .into_iter()
+                .map(|i| finish.apply(values[i as usize]));
+            return Ok(looked_up.collect());
         }
         let mut out = Vec::with_capacity(count);
         for index in indices {
             let start = index as usize * group;
             out.extend_from_slice(&values[start..start + group]);
         }
+        finish.apply_all(&mut out);
         Ok(out)
     }
 
@@ -192,15 +199,39 @@ impl<'a> Dictionary<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::transform::{AsDecoded, RunningSums};
     use super::*;
     use crate::encodings::bytes::write_prefixed;
 
     fn decode<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
-        Dictionary::parse(body)?.decode(count, &mut Budget::new(u64::MAX), 0)
+        Dictionary::parse(body)?.decode(count, &mut Budget::new(u64::MAX), 0, AsDecoded)
     }
 
     fn decode_groups<W: Word>(body: &[u8], count: usize) -> Result<Vec<W>, DecodeError> {
-        Dictionary::parse_groups(body)?.decode(count, &mut Budget::new(u64::MAX), 0)
+        Dictionary::parse_groups(body)?.decode(count, &mut Budget::new(u64::MAX), 0, AsDecoded)
+    }
+
+    #[test]
+    fn a_transform_over_the_values_is_applied_as_they_are_looked_up() {
+        let values: Vec<u64> = (0..1000).map(|i| [7, 1 << 50, 3][i % 3]).collect();
+        let mut out = Vec::new();
+        let _ = encode(&values, &Settings::default(), Chain::default(), &mut out);
+        let mut sums = values.clone();
+        RunningSums::<u64, false>::new().apply_all(&mut sums);
+        let dictionary = Dictionary::parse(&out[1..]).unwrap();
+        let finish = RunningSums::<u64, false>::new();
+        let summed = dictionary.decode(values.len(), &mut Budget::new(u64::MAX), 0, finish);
+        assert_eq!(summed.unwrap(), sums);
+
+        let ids: Vec<u8> = (0..200).flat_map(|i| [(i % 4) as u8; 20]).collect();
+        let mut out = Vec::new();
+        let _ = encode_groups(&ids, 20, &Settings::default(), Chain::default(), &mut out);
+        let mut sums = ids.clone();
+        RunningSums::<u8, false>::new().apply_all(&mut sums);
+        let groups = Dictionary::parse_groups(&out[1..]).unwrap();
+        let finish = RunningSums::<u8, false>::new();
+        let summed = groups.decode(ids.len(), &mut Budget::new(u64::MAX), 0, finish);
+        assert_eq!(summed.unwrap(), sums);
     }
 
     #[test]

@@ -119,8 +119,9 @@ impl<'a, W: Word> IntStream<'a, W> {
         self.decode_then(count, budget, depth, AsDecoded)
     }
 
-    /// [`Self::decode`], each word then made what `finish` makes it: by the codecs whose pass
-    /// makes the words (while each is at hand), else in a pass over them after.
+    /// [`Self::decode`], each word then made what `finish` makes it: by the codec, in the pass
+    /// that makes the words (while each is at hand), but for a transform under a transform
+    /// (other than zigzag under delta, which the delta undoes as one), in a pass after.
     fn decode_then(
         self,
         count: usize,
@@ -137,14 +138,16 @@ impl<'a, W: Word> IntStream<'a, W> {
                 budget.require(huffman.version(), "a Huffman stream")?;
                 return huffman.decode(count, budget, depth, finish);
             }
+            IntStream::Rle(runs) => return runs.decode(count, budget, depth, finish),
+            IntStream::Dictionary(dictionary) => {
+                return dictionary.decode(count, budget, depth, finish)
+            }
             IntStream::Zstd(frame) => {
                 let inner = frame.decompress(max_stream_size::<W>(count), budget)?;
                 return decode_nested_then(&inner, count, budget, depth + 1, finish);
             }
             IntStream::Zigzag(inner) => transform::decode_zigzag(inner, count, budget, depth),
             IntStream::Delta(inner) => transform::decode_delta(inner, count, budget, depth),
-            IntStream::Rle(runs) => runs.decode(count, budget, depth),
-            IntStream::Dictionary(dictionary) => dictionary.decode(count, budget, depth),
         }?;
         finish.apply_all(&mut words);
         Ok(words)

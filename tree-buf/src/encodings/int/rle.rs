@@ -9,6 +9,7 @@
 //! ```
 
 use super::select::{encode_nested, encode_nested_prefixed, Chain};
+use super::transform::Finish;
 use super::{decode_nested, describe, IntTag, Word};
 use crate::encodings::budget::Budget;
 use crate::encodings::bytes::{write_varint, ByteReader};
@@ -59,11 +60,13 @@ impl<'a> Runs<'a> {
         })
     }
 
+    /// The `count` values, each made what `finish` makes it as its run is laid out.
     pub(super) fn decode<W: Word>(
         self,
         count: usize,
         budget: &mut Budget,
         depth: usize,
+        mut finish: impl Finish<W>,
     ) -> Result<Vec<W>, DecodeError> {
         let runs = self.runs;
         if runs > count || (runs == 0 && count > 0) {
@@ -81,7 +84,9 @@ impl<'a> Runs<'a> {
             let Some(length) = length else {
                 return Err(corrupt(format!("runs add up to more than {count} values")));
             };
-            values.resize(values.len() + length, value);
+            let start = values.len();
+            values.resize(start + length, value);
+            finish.apply_all(&mut values[start..]);
         }
         if values.len() != count {
             return Err(corrupt(format!(
@@ -107,6 +112,7 @@ impl<'a> Runs<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::transform::{AsDecoded, RunningSums};
     use super::*;
     use crate::encodings::bytes::write_prefixed;
     use crate::encodings::test_len;
@@ -116,9 +122,10 @@ mod tests {
         count: usize,
         budget: &mut Budget,
     ) -> Result<Vec<W>, DecodeError> {
-        Runs::parse(body)?.decode(count, budget, 0)
+        Runs::parse(body)?.decode(count, budget, 0, AsDecoded)
     }
 
+    /// Round trips `values`, and checks that a transform over them is applied across runs.
     fn round_trip(values: &[u32]) {
         let mut out = Vec::new();
         let _ = encode(values, &Settings::default(), Chain::default(), &mut out);
@@ -126,6 +133,12 @@ mod tests {
             decode::<u32>(&out[1..], values.len(), &mut Budget::new(u64::MAX)).unwrap(),
             values
         );
+        let mut sums = values.to_vec();
+        RunningSums::<u32, true>::new().apply_all(&mut sums);
+        let runs = Runs::parse(&out[1..]).unwrap();
+        let finish = RunningSums::<u32, true>::new();
+        let summed = runs.decode(values.len(), &mut Budget::new(u64::MAX), 0, finish);
+        assert_eq!(summed.unwrap(), sums);
     }
 
     #[test]
