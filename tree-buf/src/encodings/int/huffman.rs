@@ -1156,8 +1156,8 @@ mod tests {
 
     #[test]
     fn a_transform_over_the_codes_is_applied_on_every_path_that_makes_values() {
-        // (values, in four streams, escapes rare): one of every `every` values is unique, so
-        // escaped; the rest repeat.
+        // One value in `every` is unique, so escaped, and the rest repeat: 20,000 values are
+        // coded in four streams, 3,000 in one; escapes are rare at one in 100, not at one in 3.
         for (len, every) in [(3000, 100), (3000, 3), (20_000, 100), (20_000, 3)] {
             let values: Vec<u64> = (0..len)
                 .map(|i| match i % every {

@@ -92,10 +92,10 @@ pub(super) fn decode_delta<W: Word>(
     )
 }
 
-/// What a transform makes of each word its nested stream decodes to, in order. The codec that
-/// decodes the nested stream applies it as it makes the words where it has a pass of its own
-/// that makes them (Huffman's), which spares the transform a pass over the whole column; others
-/// leave it to [`Self::apply_all`] after.
+/// What a transform makes of each word its nested stream decodes to, in order. The codec of the
+/// nested stream applies it in the pass that makes the words (reading, unpacking, looking up),
+/// while each word is at hand, which spares the transform a pass of its own over the whole
+/// column; a nested transform leaves it to [`Self::apply_all`] after its own.
 pub(super) trait Finish<W: Word>: Copy {
     fn apply(&mut self, word: W) -> W;
 
