@@ -61,6 +61,7 @@ impl Key for &[u8] {
 pub(crate) struct Numbering<K: Key> {
     /// The values in order of first appearance: value `n` has number `n`.
     values: Vec<K>,
+    /// The slots, a power of two of them, at most half taken.
     table: Vec<Slot<K::Kept>>,
     /// The bits of the table's size.
     bits: u32,
