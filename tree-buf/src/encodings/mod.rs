@@ -159,10 +159,6 @@ pub(crate) struct Settings {
     /// The newest format version whose encodings may be written: an archive's chunks keep to
     /// the version its header declared before they were encoded.
     pub(crate) newest: Version,
-    /// Encoding a sample only to size it, for a zstd stage to guess its gain from: candidates
-    /// are chosen by their sizes before zstd, not ranked by trial compressions, which the
-    /// encoding that is kept does.
-    pub(crate) sizing: bool,
 }
 
 impl Settings {
@@ -203,7 +199,7 @@ impl Settings {
     pub(crate) fn ranks_by_compression(&self, bytes: usize) -> Option<i32> {
         const MIN_BYTES: usize = 1 << 16;
         self.zstd_level
-            .filter(|_| self.byte_aligned && !self.sizing && bytes >= MIN_BYTES)
+            .filter(|_| self.byte_aligned && bytes >= MIN_BYTES)
     }
 
     /// Whether a zstd frame of `compressed` bytes is worth keeping over a stream of `plain`;
@@ -215,14 +211,6 @@ impl Settings {
     pub(crate) fn byte_aligned(&self) -> Self {
         Settings {
             byte_aligned: true,
-            ..self.clone()
-        }
-    }
-
-    /// These settings for encoding a sample only to size it (see [`Self::sizing`]).
-    pub(crate) fn sizing(&self) -> Self {
-        Settings {
-            sizing: true,
             ..self.clone()
         }
     }
@@ -241,7 +229,6 @@ impl Default for Settings {
             every_float_digits: true,
             key_ints: false,
             newest: Version::NEWEST,
-            sizing: false,
         }
     }
 }

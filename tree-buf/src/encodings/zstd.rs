@@ -164,15 +164,14 @@ pub(crate) fn best_of_saving<V: Sampled + ?Sized>(
         .unwrap_or(Cow::Borrowed(values));
     let whole = sample.len() == values.len();
     let mut aligned = Vec::new();
+    let mut aligned_version = encode(&sample, &aligned_settings, &mut aligned);
     if !whole {
         // The sample is judged against its own encoding without zstd, and the column's gain
         // taken to be in proportion: a sample has the column's kind of values, not its
         // proportions of them (a dictionary over a sample has more entries per value than over
-        // the column). Both are encoded only to be sized; the guess is made on a byte-aligned
-        // encoding whose candidates are not ranked by trial compressions, which cost more than
-        // the rest of the guess (on the noise floats, twice as much) and change it little.
-        let _ = encode(&sample, &aligned_settings.sizing(), &mut aligned);
+        // the column).
         let mut sample_out = Vec::new();
+        // Encoded only to be sized.
         let _ = encode(&sample, settings, &mut sample_out);
         let predicted = |bytes: usize| bytes * plain / sample_out.len().max(1);
         let likely = predicted(likely_size(&aligned));
@@ -181,10 +180,8 @@ pub(crate) fn best_of_saving<V: Sampled + ?Sized>(
         }
         // zstd's frames come out at most about twice the guess: a column that gains enough even
         // then is compressed in full at once; one nearer the line is measured on its sample
-        // first, encoded as the column would be.
+        // first.
         if !keeps(likely * 2, plain) {
-            aligned.clear();
-            let _ = encode(&sample, &aligned_settings, &mut aligned);
             let Some(compressed) = compress_frame(&aligned, level) else {
                 return plain_version;
             };
@@ -195,8 +192,8 @@ pub(crate) fn best_of_saving<V: Sampled + ?Sized>(
             }
         }
         aligned.clear();
+        aligned_version = encode(values, &aligned_settings, &mut aligned);
     }
-    let aligned_version = encode(values, &aligned_settings, &mut aligned);
     match compress(&aligned, level) {
         Some(compressed) if keeps(compressed.len(), plain) => {
             out.truncate(start);
@@ -635,13 +632,6 @@ mod tests {
         let (choices, out, compressed) = chosen(&Settings::default());
         assert_eq!((choices, compressed), (plain_choices, 0));
         assert_eq!(out, plain);
-    }
-
-    #[test]
-    fn a_sample_sized_for_the_guess_ranks_nothing_by_compression() {
-        let aligned = Settings::default().byte_aligned();
-        assert!(aligned.ranks_by_compression(1 << 20).is_some());
-        assert_eq!(aligned.sizing().ranks_by_compression(1 << 20), None);
     }
 
     fn decompress(
