@@ -167,12 +167,12 @@ fn of_reader(reader: &Reader<'_>, total_bytes: usize, options: &BreakdownOptions
         .collect();
     let paths: Vec<String> = owners.iter().map(|node| node.path.to_string()).collect();
     let at = Describer::new(options.decompress_zstd);
-    let branches = (owners.iter().zip(&view.chunk.branches))
-        .map(|(node, branch)| BranchSize {
+    let branches = (owners.iter().zip(&paths).zip(&view.chunk.branches))
+        .map(|((node, path), branch)| BranchSize {
             path: if node.path.is_empty() {
                 "(root)".into()
             } else {
-                node.path.to_string()
+                path.clone()
             },
             node_type: node.node_type,
             encoding: branch_encoding(node.node_type, branch, &paths, at),

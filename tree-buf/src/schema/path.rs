@@ -26,9 +26,11 @@ pub enum Segment {
     Index(usize),
 }
 
-/// Characters that a name cannot hold unquoted: the separator, the quoting characters, and the
-/// brackets of `[]`, `{key}` and `{value}`.
-const SPECIAL: &[char] = &['.', '"', '\\', '[', ']', '{', '}'];
+/// Whether a name cannot hold `c` unquoted: the separator, the quoting characters, the brackets
+/// of `[]`, `{key}` and `{value}`, and control characters.
+fn is_special(c: char) -> bool {
+    matches!(c, '.' | '"' | '\\' | '[' | ']' | '{' | '}') || c.is_control()
+}
 
 /// Whether `name` must be written in quotes to read back as the same name.
 fn needs_quotes(name: &str) -> bool {
@@ -36,7 +38,7 @@ fn needs_quotes(name: &str) -> bool {
         || name.bytes().all(|b| b.is_ascii_digit())
         || name.starts_with(char::is_whitespace)
         || name.ends_with(char::is_whitespace)
-        || name.chars().any(|c| c.is_control() || SPECIAL.contains(&c))
+        || name.contains(is_special)
 }
 
 impl fmt::Display for Segment {
