@@ -544,8 +544,9 @@ fn bits_near_end(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(padded)
 }
 
-/// Codes decoded at a time, into a buffer on the stack.
+/// Codes decoded at a time, into a buffer on the stack. A place in it fits a byte.
 const CHUNK: usize = 256;
+const _: () = assert!(CHUNK <= 1 << u8::BITS);
 
 /// The bits one read of [`bits_at`] brings at least, whatever the bit position.
 const BITS_PER_READ: u32 = 64 - 7;
@@ -791,34 +792,46 @@ impl<W: Word> Symbols<'_, W> {
     }
 
     /// Appends the values of `symbols`, each made what `finish` makes it, to `out`, without a
-    /// branch on escapes.
-    #[allow(unsafe_code)]
+    /// branch on escapes. A chunk at a time: each symbol takes its coded value (an escape, the
+    /// last coded one) while the places of the escapes are noted, then the escaped values go
+    /// to those places, then `finish` makes them all. Short loops keep their state in
+    /// registers, where one loop doing all of it kept half of it on the stack.
     fn extend(&mut self, symbols: &[u16], finish: &mut impl Finish<W>, out: &mut Vec<W>) {
         let (values, escaped) = (self.values, self.escaped);
         let escape = values.len();
-        let last = escape - 1;
-        // A plain loop over locals rather than a closure over `self`: the closure's captures
-        // were read and written in memory on every symbol, which made each symbol wait for the
-        // one before.
-        let (mut next_escape, mut unassigned, mut made) = (self.next_escape, false, *finish);
+        // Stated so, the bound is seen to hold for every clamped symbol. (A stream has at
+        // least one coded value.)
+        let Some(last) = escape.checked_sub(1) else {
+            self.unassigned = true;
+            return;
+        };
+        let (mut next_escape, mut highest, mut made) = (self.next_escape, 0, *finish);
+        let mut chunk = [W::ZERO; CHUNK];
+        // The places of the chunk's escapes, in order: a place fits a byte, which also
+        // indexes `chunk` without a bounds check.
+        let mut places = [0u8; CHUNK];
         out.reserve(symbols.len());
-        // Written in place rather than zeroed first and then overwritten.
-        let slots = &mut out.spare_capacity_mut()[..symbols.len()];
-        for (slot, &symbol) in slots.iter_mut().zip(symbols) {
-            let symbol = usize::from(symbol);
-            let coded = values.get(symbol.min(last)).copied().unwrap_or_default();
-            let escaped = escaped.get(next_escape).copied().unwrap_or_default();
-            let is_escape = symbol == escape;
-            unassigned |= symbol > escape;
-            next_escape += usize::from(is_escape);
-            slot.write(made.apply(if is_escape { escaped } else { coded }));
+        for symbols in symbols.chunks(CHUNK) {
+            let mut escapes = 0;
+            for (place, (slot, &symbol)) in chunk.iter_mut().zip(symbols).enumerate() {
+                let symbol = usize::from(symbol);
+                *slot = values[symbol.min(last)];
+                // Written whatever the symbol, kept only if it is the escape.
+                places[escapes % CHUNK] = place as u8;
+                escapes += usize::from(symbol == escape);
+            }
+            // Apart, so that it is taken eight or sixteen symbols at a time.
+            highest = highest.max(symbols.iter().copied().max().unwrap_or(0));
+            let escaped = escaped.get(next_escape..).unwrap_or_default();
+            for (&place, &value) in places[..escapes].iter().zip(escaped) {
+                chunk[usize::from(place)] = value;
+            }
+            next_escape += escapes;
+            out.extend(chunk[..symbols.len()].iter().map(|&word| made.apply(word)));
         }
         *finish = made;
-        // SAFETY: the loop wrote each of the `symbols.len()` slots past the length, which
-        // `reserve` made room for.
-        unsafe { out.set_len(out.len() + symbols.len()) };
         self.next_escape = next_escape;
-        self.unassigned |= unassigned;
+        self.unassigned |= usize::from(highest) > escape;
     }
 }
 
@@ -1397,6 +1410,73 @@ mod tests {
             );
             assert!(secondary_bits > 0);
         }
+    }
+
+    /// Symbols made values a chunk at a time, without branches, come out as made one by one:
+    /// across chunks and calls, with escapes that outnumber the escaped values, and with
+    /// symbols above the escape's.
+    #[test]
+    fn symbols_become_values_as_one_at_a_time() {
+        let values = [3u64, 10, 20];
+        let escape = values.len() as u16;
+        let escaped: Vec<u64> = (100..400).collect();
+        // Escapes about one in four, and past the escaped values by the end.
+        let mut state = 7u32;
+        let symbols: Vec<u16> = (0..1500)
+            .map(|_| {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (state >> 16) as u16 % (escape + 1)
+            })
+            .collect();
+        let reference = |symbols: &[u16]| {
+            let mut next_escape = 0;
+            let mut sums = RunningSums::<u64, true>::new();
+            let words = symbols
+                .iter()
+                .map(|&symbol| match values.get(usize::from(symbol)) {
+                    Some(&value) => value,
+                    None => {
+                        next_escape += 1;
+                        escaped.get(next_escape - 1).copied().unwrap_or_default()
+                    }
+                });
+            let made: Vec<u64> = words.map(|word| sums.apply(word)).collect();
+            (made, next_escape)
+        };
+        for len in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 700, 1200, 1500] {
+            let symbols = &symbols[..len];
+            let mut mapping = Symbols {
+                values: &values,
+                escaped: &escaped,
+                next_escape: 0,
+                unassigned: false,
+            };
+            let mut finish = RunningSums::<u64, true>::new();
+            let mut out = Vec::new();
+            // In two calls, as the one-stream reader makes them.
+            let (first, second) = symbols.split_at(len / 3);
+            mapping.extend(first, &mut finish, &mut out);
+            mapping.extend(second, &mut finish, &mut out);
+            let (made, next_escape) = reference(symbols);
+            assert_eq!(mapping.next_escape, next_escape, "{len} symbols");
+            assert!(!mapping.unassigned);
+            assert_eq!(
+                mapping.check(escaped.len()).is_err(),
+                next_escape > escaped.len()
+            );
+            if next_escape <= escaped.len() {
+                assert_eq!(out, made, "{len} symbols");
+            }
+        }
+        let mut mapping = Symbols {
+            values: &values,
+            escaped: &escaped,
+            next_escape: 0,
+            unassigned: false,
+        };
+        let mut out = Vec::new();
+        mapping.extend(&[0, escape, escape + 1, 2], &mut AsDecoded, &mut out);
+        assert!(mapping.unassigned && mapping.check(escaped.len()).is_err());
     }
 
     /// Codes in four streams decode as in one, whatever the count modulo four, with escapes
