@@ -1068,7 +1068,7 @@ mod tests {
     use super::super::transform::{AsDecoded, RunningSums};
     use super::*;
     use crate::encodings::bytes::varint_len;
-    use crate::encodings::test_len;
+    use crate::encodings::{test_len, xorshift};
 
     /// The plan for `values`, their extremes found here.
     fn plan<W: Word>(values: &[W]) -> Option<Plan<W>> {
@@ -1196,7 +1196,7 @@ mod tests {
     // Columns long enough to be sampled.
     #[cfg_attr(miri, ignore)]
     fn a_sample_rules_out_noise_but_not_values_that_repeat_far_apart() {
-        let mut next = crate::encodings::xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let noise: Vec<u64> = (0..100_000).map(|_| next() >> 8).collect();
         let limit = noise.len() / 2 + MAX_SYMBOLS;
         assert!(far_more_distinct(&noise, limit));
@@ -1214,7 +1214,7 @@ mod tests {
     /// Skewed values with a long tail of values seen once (escaped) and more distinct repeated
     /// values than there are codes.
     fn skewed(len: usize) -> Vec<u64> {
-        let mut next = crate::encodings::xorshift(0x1234_5678_9abc_def1);
+        let mut next = xorshift(0x1234_5678_9abc_def1);
         (0..len as u64)
             .map(|i| {
                 let state = next();
@@ -1421,12 +1421,9 @@ mod tests {
         let escape = values.len() as u16;
         let escaped: Vec<u64> = (100..400).collect();
         // Escapes about one in four, and past the escaped values by the end.
-        let mut state = 7u32;
+        let mut next = xorshift(7);
         let symbols: Vec<u16> = (0..1500)
-            .map(|_| {
-                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-                (state >> 16) as u16 % (escape + 1)
-            })
+            .map(|_| (next() % u64::from(escape + 1)) as u16)
             .collect();
         let reference = |symbols: &[u16]| {
             let mut next_escape = 0;

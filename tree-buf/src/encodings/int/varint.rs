@@ -63,38 +63,33 @@ pub(super) fn decode<W: Word>(
         )));
     }
     let mut values = Vec::with_capacity(count);
-    let mut at = 0;
+    let mut rest = body;
     for _ in 0..count {
-        let value = match read_within_word::<W>(body, at) {
+        let value = match read_within_word::<W>(rest) {
             Some((value, len)) => {
-                at += len;
+                rest = rest.get(len..).unwrap_or_default();
                 value
             }
             None => {
-                let mut reader = ByteReader::new(body.get(at..).unwrap_or_default());
+                let mut reader = ByteReader::new(rest);
                 let value = read(&mut reader)?;
-                at = body.len() - reader.remaining();
+                rest = reader.rest();
                 value
             }
         };
         values.push(finish.apply(value));
     }
-    if at != body.len() {
-        return Err(corrupt(format!(
-            "{} unexpected bytes after varints",
-            body.len() - at
-        )));
-    }
+    ByteReader::new(rest).finish("varints")?;
     Ok(values)
 }
 
-/// The varint at `at` and its length in bytes, from one read of eight bytes and without a loop
-/// over them, if eight bytes remain and it ends within them too short to overflow `W`; `None`
-/// leaves it to [`read`]. Lengths vary from value to value, and a loop that stops at the last
-/// byte mispredicts where they do.
+/// The varint at the start of `bytes` and its length in bytes, from one read of eight bytes and
+/// without a loop over them, if there are eight and it ends within them too short to overflow
+/// `W`; `None` leaves it to [`read`]. Lengths vary from value to value, and a loop that stops at
+/// the last byte mispredicts where they do.
 #[inline(always)]
-fn read_within_word<W: Word>(body: &[u8], at: usize) -> Option<(W, usize)> {
-    let eight: [u8; 8] = body.get(at..at + 8)?.try_into().ok()?;
+fn read_within_word<W: Word>(bytes: &[u8]) -> Option<(W, usize)> {
+    let eight: [u8; 8] = bytes.get(..8)?.try_into().ok()?;
     let word = u64::from_le_bytes(eight);
     // The high bit of each byte but the last is set.
     let ends = !word & 0x8080_8080_8080_8080;
