@@ -8,7 +8,9 @@
 //! The formats of a table run in turn, round after round (`tree_buf_benches::timing`), so that a
 //! shared machine's drift hits all alike; every row says how many runs its medians are of.
 //!
-//! `cargo run --release -p tree-buf-benches --bin report [-- --quick] [--runs N] [--json PATH]`
+//! `cargo run --release -p tree-buf-benches --bin report [-- --quick] [--runs N] [--json PATH]`;
+//! with `--features mimalloc`, every format allocates through mimalloc instead of the system's
+//! allocator, and the report says so.
 
 mod fixed_costs;
 mod summary;
@@ -25,7 +27,7 @@ use tree_buf_benches::{
     archive_checked, available_threads, encode_checked, formats, in_each_pool, load_compact_names,
     load_everything, load_names, names_file, one_thread, thread_pool, with_borrowed_names,
     with_repeated_geometry, CompactNames, Dataset, Format, GameNumbers, NameFeature, Names,
-    BITCODE,
+    ALLOCATOR_NAME, BITCODE,
 };
 use tree_buf_datasets::{baseball, datasets_dir, geojson, graphql, noise, retrosheet, stocks};
 
@@ -498,15 +500,16 @@ fn main() {
     };
     println!("# tree-buf benchmark report");
     println!(
-        "\nData from {}; {} cores; release build. Each table's formats run in turn, round after \
-         round (one run of each, then a second of each, and so on): at least {} {}, more while \
-         the table has taken under {:.1} s per format; `runs` says how many, and times are the \
-         medians of those runs. A round trip is an encode and the decode of its output; \
+        "\nData from {}; {} cores; release build; {}. Each table's formats run in turn, round \
+         after round (one run of each, then a second of each, and so on): at least {} {}, more \
+         while the table has taken under {:.1} s per format; `runs` says how many, and times \
+         are the medians of those runs. A round trip is an encode and the decode of its output; \
          freeing the decoded value is not timed. tree-buf runs on one thread, as every peer \
          does, except in the rows marked parallel. MB/s is the bitcode encoding's size of the \
          dataset (MB = 10^6 bytes) per second, for every format.",
         dir.display(),
         available_threads(),
+        ALLOCATOR_NAME,
         runs.min,
         if runs.min == 1 { "round" } else { "rounds" },
         runs.budget_per_task.as_secs_f64(),
