@@ -3,6 +3,11 @@
 
 pub mod timing;
 
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use tree_buf::{DecodeOptions, EncodeOptions, Preference, Value};
+use tree_buf_datasets::geojson::{self, FeatureCollection};
+
 /// With the `mimalloc` feature, every program that links this crate allocates through mimalloc:
 /// decoding rows of many strings is mostly allocation, which glibc's malloc makes slow.
 #[cfg(feature = "mimalloc")]
@@ -14,11 +19,6 @@ pub const ALLOCATOR_NAME: &str = match cfg!(feature = "mimalloc") {
     true => "memory from mimalloc (the `mimalloc` feature)",
     false => "memory from the system's allocator",
 };
-
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use tree_buf::{DecodeOptions, EncodeOptions, Preference, Value};
-use tree_buf_datasets::geojson::{self, FeatureCollection};
 
 /// What a dataset type must support to be measured in every format.
 pub trait Dataset:
