@@ -78,14 +78,16 @@ const WINDOW: usize = 128;
 /// The most transforms one cascade stacks.
 const MAX_TRANSFORMS: u8 = 3;
 
-/// What a value costs in each leaf codec that a profile prices by sums, by its bit width: its
-/// bytes as a varint in the low 32 bits, and in the high 32 its Simple16 cost in hundredths of a
-/// bit when its neighbours are as wide (32 bits over the values Simple16's densest fitting layout
-/// holds). One table read and one add price a value for both, in a loop that does little else.
+/// What a value costs in each leaf codec that a profile prices by sums, by its bit width, as
+/// three fields of one word: its bytes as a varint (the low [`COST_FIELD`] bits); the narrowest
+/// Simple16 field that holds it, in bits (the next [`COST_FIELD`]), which bounds Simple16's size
+/// from below; and in the high bits its Simple16 cost in hundredths of a bit when its neighbours
+/// are as wide (32 bits over the values Simple16's densest fitting layout holds), an estimate.
+/// One table read and one add price a value for all three, in a loop that does little else.
 ///
 /// Past 28 bits Simple16 cannot code a value at all; a column with one never prices Simple16 (the
-/// estimate is only asked of columns whose widest value fits), so those widths cost as 32 bits,
-/// which keeps the sums small.
+/// estimate and the bound are only asked of columns whose widest value fits), so those widths
+/// cost as 32 bits, and as a 28-bit field, which keeps the sums small.
 const LEAF_COSTS: [u64; 129] = {
     let simple16_centibits = [
         114, 114, 229, 356, 457, 640, 800, 800, 1067, 1067, 1600, 1600, 1600, 1600, 1600, 3200,
@@ -99,19 +101,25 @@ const LEAF_COSTS: [u64; 129] = {
         } else {
             width.div_ceil(7) as u64
         };
-        let centibits = match width < simple16_centibits.len() {
-            true => simple16_centibits[width],
-            false => 3200,
+        let (centibits, field_bits) = match width < simple16_centibits.len() {
+            true => (
+                simple16_centibits[width],
+                simple16::FIELD_BITS[width] as u64,
+            ),
+            false => (3200, simple16::MAX_BITS as u64),
         };
-        table[width] = varint_bytes | centibits << 32;
+        table[width] = varint_bytes | field_bits << COST_FIELD | centibits << (2 * COST_FIELD);
         width += 1;
     }
     table
 };
 
-/// The most values whose summed [`LEAF_COSTS`] one word holds: at most 3200 hundredths of a bit
-/// each keeps the high half below 2^32.
-const SUMMED_VALUES: usize = 1 << 20;
+/// The bits of each of the two low fields of [`LEAF_COSTS`]; the third has the rest.
+const COST_FIELD: u32 = 19;
+
+/// The most values whose summed [`LEAF_COSTS`] one word holds: at most 19 varint bytes and a
+/// 28-bit field each stay below 2^19, and at most 3200 hundredths of a bit below 2^26.
+const SUMMED_VALUES: usize = 1 << 14;
 
 /// What one pass tells about a sequence of words: enough to price every leaf codec. Sums, not
 /// histograms, so that adding a value has no memory dependency on the previous one.
@@ -124,6 +132,8 @@ struct Profile<W> {
     varint_bytes: usize,
     /// Their cost in Simple16, in hundredths of a bit.
     simple16_centibits: usize,
+    /// The bits of the narrowest Simple16 fields that hold them.
+    simple16_field_bits: usize,
 }
 
 impl<W: Word> Profile<W> {
@@ -134,6 +144,7 @@ impl<W: Word> Profile<W> {
             max: W::ZERO,
             varint_bytes: 0,
             simple16_centibits: 0,
+            simple16_field_bits: 0,
         }
     }
 
@@ -170,8 +181,10 @@ impl<W: Word> Profile<W> {
     /// Adds `count` values whose [`LEAF_COSTS`] sum to `costs`.
     fn add_costs(&mut self, count: usize, costs: u64) {
         self.len += count;
-        self.varint_bytes += (costs & u64::from(u32::MAX)) as usize;
-        self.simple16_centibits += (costs >> 32) as usize;
+        let field = (1 << COST_FIELD) - 1;
+        self.varint_bytes += (costs & field) as usize;
+        self.simple16_field_bits += (costs >> COST_FIELD & field) as usize;
+        self.simple16_centibits += (costs >> (2 * COST_FIELD)) as usize;
     }
 
     /// The profile of `count` copies of the values profiled.
@@ -180,6 +193,7 @@ impl<W: Word> Profile<W> {
             len: self.len * count,
             varint_bytes: self.varint_bytes * count,
             simple16_centibits: self.simple16_centibits * count,
+            simple16_field_bits: self.simple16_field_bits * count,
             ..self
         }
     }
@@ -190,6 +204,11 @@ impl<W: Word> Profile<W> {
 
     fn simple16_estimate(&self) -> usize {
         1 + self.simple16_centibits.div_ceil(800)
+    }
+
+    /// The fewest bytes Simple16 could take (exact for a profile of every value).
+    fn simple16_lower_bound(&self) -> usize {
+        simple16::lower_bound(self.simple16_field_bits)
     }
 
     /// The size of the cheapest leaf codec, estimated (exact for fixed and varint).
@@ -774,11 +793,10 @@ fn best_leaf<W: Word>(
         .flatten()
         .filter(|plan| plan.estimate() < best.1);
     let to_beat = plan.as_ref().map_or(best.1, |plan| plan.estimate() + 1);
-    // The estimate assumes neighbours of equal width, so it is high when widths vary:
-    // Simple16 is sized exactly unless even a far better packing would not win, or a sample
-    // of a long column shows that it does not.
+    // Simple16 is sized exactly unless its lower bound, or a sample of a long column, shows
+    // that it does not win.
     if bit_width(profile.max) <= simple16::MAX_BITS
-        && profile.simple16_estimate() < to_beat * 3 / 2
+        && profile.simple16_lower_bound() < to_beat
         && simple16::may_be_smaller_than(values, to_beat)
         && simple16::smaller_than(values, to_beat)
     {
@@ -861,6 +879,21 @@ pub(crate) mod tests {
             fixed::encode(&shape, profile.max, &mut out);
             assert_eq!(profile.fixed_size(), out.len());
         }
+    }
+
+    #[test]
+    fn profile_sums_keep_their_fields_apart() {
+        // The widest costs in every field, over more values than one sum takes.
+        let values = vec![u128::MAX; 3 * SUMMED_VALUES + 5];
+        let profile = Profile::of(&values);
+        assert_eq!(profile.varint_bytes, values.len() * 19);
+        assert_eq!(profile.simple16_field_bits, values.len() * 28);
+        assert_eq!(profile.simple16_centibits, values.len() * 3200);
+        let narrow = Profile::of(&vec![1u32 << 8; 1000]);
+        assert_eq!(
+            (narrow.varint_bytes, narrow.simple16_field_bits),
+            (2000, 9000)
+        );
     }
 
     /// The streams chosen for while `encode` runs, and those its result holds.

@@ -71,6 +71,34 @@ const FIRST_FIT: [usize; MAX_BITS as usize + 1] = {
     table
 };
 
+/// For each bit width, the narrowest field of any layout that holds a value that wide.
+pub(super) const FIELD_BITS: [u8; MAX_BITS as usize + 1] = {
+    let mut table = [MAX_BITS as u8; MAX_BITS as usize + 1];
+    let mut selector = 0;
+    while selector < 16 {
+        let mut field = 0;
+        while field < LAYOUTS[selector].len() {
+            let bits = LAYOUTS[selector][field];
+            let mut width = 0;
+            while width <= bits as usize {
+                if bits < table[width] {
+                    table[width] = bits;
+                }
+                width += 1;
+            }
+            field += 1;
+        }
+        selector += 1;
+    }
+    table
+};
+
+/// The fewest bytes Simple16 takes for values whose [`FIELD_BITS`] add up to `field_bits`:
+/// every layout's fields fill exactly 28 bits, so no packing needs fewer words than that.
+pub(super) fn lower_bound(field_bits: usize) -> usize {
+    1 + 4 * field_bits.div_ceil(MAX_BITS as usize)
+}
+
 /// The most fields a layout has, rounded up to a vector's width: the lanes a layout is checked in.
 const LANES: usize = 32;
 
@@ -329,8 +357,12 @@ mod tests {
     fn layouts_are_those_the_plain_search_finds() {
         let mut next = crate::encodings::xorshift(0x9e37_79b9);
         for round in 0..2_000 {
-            // Runs of similar widths, with now and then a wider or narrower value.
-            let len = 1 + round % 90;
+            // Runs of similar widths, with now and then a wider or narrower value; some
+            // columns long enough to be measured in several blocks.
+            let len = match round % 10 {
+                0 => 200 + round,
+                _ => 1 + round % 90,
+            };
             let base = (round % 29) as u32;
             let values: Vec<u64> = (0..len)
                 .map(|_| {
@@ -376,6 +408,36 @@ mod tests {
         for layout in LAYOUTS {
             assert_eq!(layout.iter().map(|&b| u32::from(b)).sum::<u32>(), 28);
         }
+    }
+
+    #[test]
+    fn the_lower_bound_never_exceeds_the_packing() {
+        assert_eq!(
+            FIELD_BITS,
+            [
+                1, 1, 2, 3, 4, 5, 6, 7, 9, 9, 10, 14, 14, 14, 14, 28, 28, 28, 28, 28, 28, 28, 28,
+                28, 28, 28, 28, 28, 28
+            ]
+        );
+        let bound = |values: &[u64]| {
+            let bits = values
+                .iter()
+                .map(|&v| usize::from(FIELD_BITS[bit_width(v) as usize]));
+            lower_bound(bits.sum())
+        };
+        let mut next = crate::encodings::xorshift(11);
+        for shape in super::super::tests::shapes() {
+            let values: Vec<u64> = shape.iter().map(|v| v % (1 << MAX_BITS)).collect();
+            assert!(bound(&values) <= size(&values), "{values:?}");
+            // Mixed widths, which leave fields wider than their values.
+            let mixed: Vec<u64> = (values.iter())
+                .map(|&v| v & ((1 << (next() % 29)) - 1))
+                .collect();
+            assert!(bound(&mixed) <= size(&mixed), "{mixed:?}");
+        }
+        // Where every word's fields are as narrow as its values allow, the bound is the size.
+        let uniform: Vec<u64> = (0..28 * 100).map(|i| i % 2).collect();
+        assert_eq!(bound(&uniform), size(&uniform));
     }
 
     #[test]
