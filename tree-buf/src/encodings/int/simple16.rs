@@ -357,8 +357,8 @@ mod tests {
     fn layouts_are_those_the_plain_search_finds() {
         let mut next = crate::encodings::xorshift(0x9e37_79b9);
         for round in 0..2_000 {
-            // Runs of similar widths, with now and then a wider or narrower value; some
-            // columns long enough to be measured in several blocks.
+            // Runs of similar widths, with now and then a wider or narrower value; one column
+            // in ten hundreds of values long, many words' worth.
             let len = match round % 10 {
                 0 => 200 + round,
                 _ => 1 + round % 90,
