@@ -15,6 +15,7 @@
 //! ```
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use super::canonical::canonical_name;
 use super::path::{Path, SchemaView, Segment};
@@ -29,22 +30,38 @@ pub(crate) struct Node {
     parent: Option<u32>,
     /// The step from the parent; none for the root and the present values of an option, which
     /// add nothing to the path.
-    segment: Option<Segment>,
-    /// The canonical spelling of a field or variant name, for matching, where it differs from
-    /// the name as written.
-    canonical: Option<String>,
+    step: Option<Step>,
     /// Where this node's children are listed in [`SchemaTree::child_ids`].
-    children: std::ops::Range<u32>,
+    children: Range<u32>,
     pub(crate) branch: Option<usize>,
     pub(crate) array_len: u64,
     /// The ancestor a recursion node stands for.
     target: Option<u32>,
 }
 
+/// How a node's parent reaches it: a [`Segment`] whose name, if it has one, lies in
+/// [`SchemaTree::names`], so that parsing allocates nothing per name.
+#[derive(Debug, Clone)]
+enum Step {
+    Items,
+    Keys,
+    Values,
+    Index(usize),
+    /// A field, variant or member name as written, and its canonical spelling (for matching),
+    /// the same range where the two agree.
+    Name {
+        written: Range<usize>,
+        canonical: Range<usize>,
+    },
+}
+
 /// The parsed schema of a file.
 #[derive(Debug)]
 pub(crate) struct SchemaTree {
     nodes: Vec<Node>,
+    /// Every name of the schema back to back, each followed by its canonical spelling where
+    /// that differs.
+    names: String,
     /// The children of every node, each node's in one run (so that parsing allocates nothing
     /// per node).
     child_ids: Vec<u32>,
@@ -56,14 +73,25 @@ pub(crate) struct SchemaTree {
 impl SchemaTree {
     /// Parses the schema section; `bytes` must hold exactly one root node.
     pub(crate) fn parse(bytes: &[u8]) -> Result<SchemaTree, DecodeError> {
+        // Every node takes at least a byte of the schema, most of them several (a name and its
+        // length): sized for a node in every four bytes and the spare one, the tree rarely grows
+        // while it parses.
+        let likely_nodes = bytes.len() / 4 + 3;
         let mut tree = SchemaTree {
-            nodes: Vec::new(),
-            child_ids: Vec::new(),
+            nodes: Vec::with_capacity(likely_nodes),
+            names: String::new(),
+            child_ids: Vec::with_capacity(likely_nodes),
             branch_count: 0,
             recursions: Vec::new(),
         };
         let mut reader = ByteReader::new(bytes);
-        tree.parse_node(&mut reader, None, None, 0, &mut Vec::new())?;
+        tree.parse_node(
+            &mut reader,
+            None,
+            None,
+            0,
+            &mut Vec::with_capacity(likely_nodes),
+        )?;
         reader.finish("the schema")?;
         tree.recursions = (tree.nodes.iter().enumerate())
             .filter_map(|(id, node)| Some((node.target?, id as u32)))
@@ -73,8 +101,7 @@ impl SchemaTree {
         tree.nodes.push(Node {
             node_type: NodeType::Void,
             parent: None,
-            segment: None,
-            canonical: None,
+            step: None,
             children: 0..0,
             branch: None,
             array_len: 0,
@@ -87,24 +114,24 @@ impl SchemaTree {
         &mut self,
         reader: &mut ByteReader<'_>,
         parent: Option<u32>,
-        segment: Option<Segment>,
+        step: Option<Step>,
         depth: usize,
         pending: &mut Vec<u32>,
     ) -> Result<u32, DecodeError> {
-        crate::stack::deeper(|| self.parse_node_here(reader, parent, segment, depth, pending))
+        crate::stack::deeper(|| self.parse_node_here(reader, parent, step, depth, pending))
     }
 
     fn parse_node_here(
         &mut self,
         reader: &mut ByteReader<'_>,
         parent: Option<u32>,
-        segment: Option<Segment>,
+        step: Option<Step>,
         depth: usize,
         pending: &mut Vec<u32>,
     ) -> Result<u32, DecodeError> {
         let child_path = |tree: &SchemaTree| -> String {
             let mut path = parent.map_or_else(Path::root, |p| tree.path_of(p));
-            path.extend(segment.clone());
+            path.extend(step.as_ref().map(|step| tree.segment(step)));
             path.to_string()
         };
         if depth >= MAX_DEPTH {
@@ -119,13 +146,6 @@ impl SchemaTree {
             corrupt(format!("unknown schema tag {tag}")).at_path_if_unset(|| child_path(self))
         })?;
         let id = self.nodes.len() as u32;
-        let canonical = match &segment {
-            Some(Segment::Name(name)) => match canonical_name(name) {
-                Cow::Owned(canonical) => Some(canonical),
-                Cow::Borrowed(_) => None,
-            },
-            _ => None,
-        };
         let branch = node_type.has_branch().then(|| {
             self.branch_count += 1;
             self.branch_count - 1
@@ -133,8 +153,7 @@ impl SchemaTree {
         self.nodes.push(Node {
             node_type,
             parent,
-            segment,
-            canonical,
+            step,
             children: 0..0,
             branch,
             array_len: 0,
@@ -151,19 +170,19 @@ impl SchemaTree {
         };
         match node_type {
             NodeType::Option => child(self, reader, None)?,
-            NodeType::Seq => child(self, reader, Some(Segment::Items))?,
+            NodeType::Seq => child(self, reader, Some(Step::Items))?,
             NodeType::Array => {
                 self.nodes[id as usize].array_len = reader.varint()?;
-                child(self, reader, Some(Segment::Items))?;
+                child(self, reader, Some(Step::Items))?;
             }
             NodeType::Map => {
-                child(self, reader, Some(Segment::Keys))?;
-                child(self, reader, Some(Segment::Values))?;
+                child(self, reader, Some(Step::Keys))?;
+                child(self, reader, Some(Step::Values))?;
             }
             NodeType::Tuple => {
                 let len = reader.count(1)?;
                 for index in 0..len {
-                    child(self, reader, Some(Segment::Index(index)))?;
+                    child(self, reader, Some(Step::Index(index)))?;
                 }
             }
             NodeType::Recursion => {
@@ -182,22 +201,22 @@ impl SchemaTree {
             }
             NodeType::Struct | NodeType::Enum | NodeType::Union => {
                 let len = reader.count(2)?;
+                if self.names.capacity() == 0 {
+                    // The names (and their canonical spellings, which are rarely longer) lie
+                    // in what is left of the schema.
+                    self.names.reserve(reader.remaining());
+                }
                 for _ in 0..len {
-                    let name = std::str::from_utf8(reader.prefixed()?)
-                        .map_err(|_| {
-                            corrupt("a name in the schema is not UTF-8")
-                                .at_path_if_unset(|| path(self))
-                        })?
-                        .to_owned();
-                    child(self, reader, Some(Segment::Name(name)))?;
+                    let name = std::str::from_utf8(reader.prefixed()?).map_err(|_| {
+                        corrupt("a name in the schema is not UTF-8").at_path_if_unset(|| path(self))
+                    })?;
+                    let step = self.name_step(name);
+                    child(self, reader, Some(step))?;
                 }
                 // A name written twice would leave one of the two children without a path of
                 // its own; no writer does that.
                 let mut names: Vec<&str> = (pending[first_pending..].iter())
-                    .filter_map(|&child| match &self.nodes[child as usize].segment {
-                        Some(Segment::Name(name)) => Some(name.as_str()),
-                        _ => None,
-                    })
+                    .filter_map(|&child| NodeRef::at(self, child).name())
                     .collect();
                 names.sort_unstable();
                 if let Some(twice) = names.windows(2).find(|pair| pair[0] == pair[1]) {
@@ -237,11 +256,42 @@ impl SchemaTree {
         owners
     }
 
+    /// The step to a child named `name`, whose spellings are added to [`Self::names`].
+    fn name_step(&mut self, name: &str) -> Step {
+        let start = self.names.len();
+        self.names.push_str(name);
+        let written = start..self.names.len();
+        let canonical = match canonical_name(name) {
+            Cow::Borrowed(_) => written.clone(),
+            Cow::Owned(canonical) => {
+                self.names.push_str(&canonical);
+                written.end..self.names.len()
+            }
+        };
+        Step::Name { written, canonical }
+    }
+
+    /// The path segment that `step` stands for.
+    fn segment(&self, step: &Step) -> Segment {
+        match step {
+            Step::Items => Segment::Items,
+            Step::Keys => Segment::Keys,
+            Step::Values => Segment::Values,
+            &Step::Index(index) => Segment::Index(index),
+            Step::Name { written, .. } => Segment::Name(self.names[written.clone()].to_owned()),
+        }
+    }
+
     /// The path from the root to node `id`.
     fn path_of(&self, mut id: u32) -> Path {
         let mut segments = Vec::new();
         while let Some(parent) = self.nodes[id as usize].parent {
-            segments.extend(self.nodes[id as usize].segment.clone());
+            segments.extend(
+                self.nodes[id as usize]
+                    .step
+                    .as_ref()
+                    .map(|step| self.segment(step)),
+            );
             id = parent;
         }
         segments.reverse();
@@ -366,16 +416,18 @@ impl<'a> NodeRef<'a> {
 
     /// The field or variant name by which the parent reaches this node, as written.
     pub(crate) fn name(self) -> Option<&'a str> {
-        match (self.gathered, &self.node().segment) {
-            (None, Some(Segment::Name(name))) => Some(name),
+        match (self.gathered, &self.node().step) {
+            (None, Some(Step::Name { written, .. })) => Some(&self.tree.names[written.clone()]),
             _ => None,
         }
     }
 
     /// The field or variant name by which the parent reaches this node, in canonical form.
     fn canonical_name(self) -> Option<&'a str> {
-        let name = self.name()?;
-        Some(self.node().canonical.as_deref().unwrap_or(name))
+        match (self.gathered, &self.node().step) {
+            (None, Some(Step::Name { canonical, .. })) => Some(&self.tree.names[canonical.clone()]),
+            _ => None,
+        }
     }
 
     /// The index of the child whose name matches `name` canonically; two matches are an error.
