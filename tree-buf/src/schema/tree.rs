@@ -73,10 +73,13 @@ pub(crate) struct SchemaTree {
 impl SchemaTree {
     /// Parses the schema section; `bytes` must hold exactly one root node.
     pub(crate) fn parse(bytes: &[u8]) -> Result<SchemaTree, DecodeError> {
+        /// The most nodes reserved before parsing: a schema claiming to be larger must hold
+        /// them to make the tree grow, so a hostile schema length reserves no more than this.
+        const MAX_RESERVED_NODES: usize = 4096;
         // Every node takes at least a byte of the schema, most of them several (a name and its
         // length): sized for a node in every four bytes and the spare one, the tree rarely grows
         // while it parses.
-        let likely_nodes = bytes.len() / 4 + 3;
+        let likely_nodes = (bytes.len() / 4 + 3).min(MAX_RESERVED_NODES);
         let mut tree = SchemaTree {
             nodes: Vec::with_capacity(likely_nodes),
             names: String::new(),
