@@ -62,7 +62,8 @@ tags! {
 /// The ends ascend and each is a character boundary of the text (so at most its length), which
 /// lets [`Self::span`]'s strings be sliced without checks, as bitcode does once a column is
 /// validated. Every way of making a column keeps that: `push` and `append` add whole strings,
-/// [`Self::checked`] checks decoded ends, and the conversions between text types keep the text.
+/// [`Self::of_text`] checks decoded text at its ends, `lend` checks ends against a copy of their
+/// text kept before, and the conversions between text types keep the text.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct StrColumn<S = String> {
     bytes: S,
@@ -189,9 +190,34 @@ impl<'t> StrColumn<&'t str> {
 }
 
 impl<'t> StrColumn<Cow<'t, str>> {
-    /// A decoded column, if `ends` ascend and each is a character boundary of `text`.
-    fn checked(text: Cow<'t, str>, ends: Vec<usize>) -> Result<Self, DecodeError> {
-        check_ends(&ends, &text)?;
+    /// The decoded column of the strings of `text` that end at `ends`, which ascend to the
+    /// text's length (as [`plain_ends`] and [`string_ends`] make them), if the text is UTF-8 and
+    /// each end a character boundary of it. ASCII text, the common case, takes one pass: every
+    /// end in it is a boundary.
+    #[allow(unsafe_code)]
+    fn of_text(text: Cow<'t, [u8]>, ends: Vec<usize>) -> Result<Self, DecodeError> {
+        debug_assert!(ends.is_sorted());
+        if ends.last().copied().unwrap_or_default() != text.len() {
+            return Err(corrupt("string lengths do not add up to the string bytes"));
+        }
+        let ascii = text.is_ascii();
+        let text = match text {
+            Cow::Borrowed(bytes) if ascii => {
+                // SAFETY: ASCII is UTF-8.
+                Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(bytes) })
+            }
+            Cow::Borrowed(bytes) => Cow::Borrowed(std::str::from_utf8(bytes).map_err(not_utf8)?),
+            Cow::Owned(bytes) if ascii => {
+                // SAFETY: ASCII is UTF-8.
+                Cow::Owned(unsafe { String::from_utf8_unchecked(bytes) })
+            }
+            Cow::Owned(bytes) => {
+                Cow::Owned(String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error()))?)
+            }
+        };
+        if !ascii && !ends.iter().all(|&end| text.is_char_boundary(end)) {
+            return Err(split_character());
+        }
         Ok(StrColumn { bytes: text, ends })
     }
 
@@ -261,8 +287,12 @@ fn check_ends(ends: &[usize], text: &str) -> Result<(), DecodeError> {
     if text.is_ascii() || ends.iter().all(|&end| text.is_char_boundary(end)) {
         Ok(())
     } else {
-        Err(corrupt("a string ends inside a UTF-8 character"))
+        Err(split_character())
     }
+}
+
+fn split_character() -> DecodeError {
+    corrupt("a string ends inside a UTF-8 character")
 }
 
 /// Decoded strings: the strings themselves, or, from dictionary and keyed streams, an index for
@@ -889,8 +919,7 @@ impl<'a> StrStream<'a> {
         match self {
             StrStream::Plain { lengths, text } => {
                 let ends = plain_ends(lengths, text.len(), count, budget, depth)?;
-                let text = std::str::from_utf8(text).map_err(not_utf8)?;
-                StrColumn::checked(Cow::Borrowed(text), ends).map(Strings::Plain)
+                StrColumn::of_text(Cow::Borrowed(text), ends).map(Strings::Plain)
             }
             StrStream::Coded { lengths, bytes } => {
                 budget.require(Version::CODED_TEXT, "coded text")?;
@@ -898,8 +927,7 @@ impl<'a> StrStream<'a> {
                 let text_len = ends.last().copied().unwrap_or_default();
                 budget.charge(text_len, 1)?;
                 let bytes = int::decode_nested::<u8>(bytes, text_len, budget, depth + 1)?;
-                let text = String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error()))?;
-                StrColumn::checked(Cow::Owned(text), ends).map(Strings::Plain)
+                StrColumn::of_text(Cow::Owned(bytes), ends).map(Strings::Plain)
             }
             StrStream::Dictionary {
                 distinct,
@@ -1215,8 +1243,7 @@ fn decode_owned<'t>(
         other => return other.decode(count, budget, depth).map(owned_strings),
     };
     bytes.drain(..text_start);
-    let text = String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error()))?;
-    StrColumn::checked(Cow::Owned(text), ends).map(Strings::Plain)
+    StrColumn::of_text(Cow::Owned(bytes), ends).map(Strings::Plain)
 }
 
 /// The error for a borrowed type whose `what` are not stored as they are.
@@ -1655,23 +1682,40 @@ mod tests {
     }
 
     /// A column is sliced without checks once made, so every way of making one from decoded
-    /// parts checks them whole first.
+    /// parts checks them whole first: text split at the ends its lengths add up to, and ends
+    /// that come with a copy of the text kept before (see `lend`).
     #[test]
     fn decoded_ends_are_checked_before_slicing() {
-        let checked = |text: &'static str, ends: Vec<usize>| {
-            StrColumn::checked(Cow::Borrowed(text), ends).map(|column| {
+        let split = |text: &'static [u8], ends: Vec<usize>| {
+            StrColumn::of_text(Cow::Borrowed(text), ends).map(|column| {
                 (0..column.len() + 1)
                     .map(|i| column.get(i).to_owned())
                     .collect::<Vec<_>>()
             })
         };
-        assert_eq!(checked("aéb", vec![1, 3, 4]).unwrap(), ["a", "é", "b", ""]);
-        assert_eq!(checked("", vec![0, 0]).unwrap(), ["", "", ""]);
-        assert!(checked("aéb", vec![1, 2, 4]).is_err(), "inside a character");
-        assert!(checked("abc", vec![2, 1, 3]).is_err(), "out of order");
-        assert!(checked("abc", vec![1, 4]).is_err(), "past the text");
+        let accented = "aéb".as_bytes();
+        assert_eq!(split(accented, vec![1, 3, 4]).unwrap(), ["a", "é", "b", ""]);
+        assert_eq!(split(b"", vec![0, 0]).unwrap(), ["", "", ""]);
         assert!(
-            checked("abc", vec![usize::MAX]).is_err(),
+            split(accented, vec![1, 2, 4]).is_err(),
+            "inside a character"
+        );
+        assert!(split(b"abc", vec![1, 2]).is_err(), "short of the text");
+        assert!(split(b"abc", vec![1, 4]).is_err(), "past the text");
+        assert!(split(&[b'a', 0xff], vec![1, 2]).is_err(), "not UTF-8");
+        let owned = |text: &[u8], ends| StrColumn::of_text(Cow::Owned(text.to_vec()), ends);
+        assert!(owned(accented, vec![1, 3, 4]).is_ok());
+        assert!(
+            owned(accented, vec![2, 4]).is_err(),
+            "owned, inside a character"
+        );
+        assert!(owned(&[0xff], vec![1]).is_err(), "owned, not UTF-8");
+        assert!(check_ends(&[1, 3, 4], "aéb").is_ok());
+        assert!(check_ends(&[1, 2, 4], "aéb").is_err(), "inside a character");
+        assert!(check_ends(&[2, 1, 3], "abc").is_err(), "out of order");
+        assert!(check_ends(&[1, 4], "abc").is_err(), "past the text");
+        assert!(
+            check_ends(&[usize::MAX], "abc").is_err(),
             "far past the text"
         );
         // Past the last string of a valid column, and past its table's end, is "".
@@ -1692,20 +1736,20 @@ mod tests {
     #[test]
     fn strings_are_lent_from_the_file_or_the_store() {
         let kept = crate::branch::Kept::default();
-        let owned = StrColumn::checked(Cow::Owned("abcdé".to_owned()), vec![2, 6]).unwrap();
+        let owned = StrColumn::of_text(Cow::Owned("abcdé".into()), vec![2, 6]).unwrap();
         let lent = owned.clone().lend(Some(kept.branch(0))).unwrap();
         assert_eq!([lent.get_lent(0), lent.get_lent(1)], ["ab", "cdé"]);
         // The branch again: the store gives back its first copy, which fits the same ends.
         let again = owned.clone().lend(Some(kept.branch(0))).unwrap();
         assert_eq!(again.get_lent(1), "cdé");
         // Another text under the same branch no longer fits these ends.
-        let other = StrColumn::checked(Cow::Owned("abcdéf".to_owned()), vec![2, 7]).unwrap();
+        let other = StrColumn::of_text(Cow::Owned("abcdéf".into()), vec![2, 7]).unwrap();
         assert!(other.lend(Some(kept.branch(0))).is_err());
         assert!(
             owned.lend(None).is_err(),
             "owned text with nowhere to keep it"
         );
-        let borrowed = StrColumn::checked(Cow::Borrowed("xyz"), vec![1, 3]).unwrap();
+        let borrowed = StrColumn::of_text(Cow::Borrowed(b"xyz"), vec![1, 3]).unwrap();
         assert_eq!(borrowed.lend(None).unwrap().get_lent(1), "yz");
     }
 }
