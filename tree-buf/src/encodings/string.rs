@@ -200,24 +200,15 @@ impl<'t> StrColumn<Cow<'t, str>> {
         if ends.last().copied().unwrap_or_default() != text.len() {
             return Err(corrupt("string lengths do not add up to the string bytes"));
         }
-        let ascii = text.is_ascii();
-        let text = match text {
-            Cow::Borrowed(bytes) if ascii => {
-                // SAFETY: ASCII is UTF-8.
-                Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(bytes) })
-            }
-            Cow::Borrowed(bytes) => Cow::Borrowed(std::str::from_utf8(bytes).map_err(not_utf8)?),
-            Cow::Owned(bytes) if ascii => {
-                // SAFETY: ASCII is UTF-8.
-                Cow::Owned(unsafe { String::from_utf8_unchecked(bytes) })
-            }
-            Cow::Owned(bytes) => {
-                Cow::Owned(String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error()))?)
-            }
-        };
-        if !ascii && !ends.iter().all(|&end| text.is_char_boundary(end)) {
-            return Err(split_character());
+        if !text.is_ascii() {
+            check_boundaries(&ends, std::str::from_utf8(&text).map_err(not_utf8)?)?;
         }
+        let text = match text {
+            // SAFETY: the text is ASCII, or `from_utf8` has just found it UTF-8.
+            Cow::Borrowed(bytes) => Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(bytes) }),
+            // SAFETY: as above.
+            Cow::Owned(bytes) => Cow::Owned(unsafe { String::from_utf8_unchecked(bytes) }),
+        };
         Ok(StrColumn { bytes: text, ends })
     }
 
@@ -284,15 +275,18 @@ fn check_ends(ends: &[usize], text: &str) -> Result<(), DecodeError> {
     if !ascending || ends.last().is_some_and(|&last| last > text.len()) {
         return Err(corrupt("string ends out of order or past the text"));
     }
-    if text.is_ascii() || ends.iter().all(|&end| text.is_char_boundary(end)) {
-        Ok(())
-    } else {
-        Err(split_character())
+    match text.is_ascii() {
+        true => Ok(()),
+        false => check_boundaries(ends, text),
     }
 }
 
-fn split_character() -> DecodeError {
-    corrupt("a string ends inside a UTF-8 character")
+/// Checks that each of `ends` is a character boundary of `text`.
+fn check_boundaries(ends: &[usize], text: &str) -> Result<(), DecodeError> {
+    match ends.iter().all(|&end| text.is_char_boundary(end)) {
+        true => Ok(()),
+        false => Err(corrupt("a string ends inside a UTF-8 character")),
+    }
 }
 
 /// Decoded strings: the strings themselves, or, from dictionary and keyed streams, an index for
