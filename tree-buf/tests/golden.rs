@@ -11,9 +11,9 @@
 //!
 //! Each case is a name, a value built deterministically in code and the options it was encoded
 //! with, and the version folder its file is in. `golden_files_decode_to_their_values` decodes
-//! `<version>/<name>.tb` as the case's Rust type and
-//! compares it with the value. `golden_files_survive_every_truncation_and_sampled_bit_flips`
-//! feeds every file, truncated at every length and with bits flipped, to the decoders.
+//! `<version>/<name>.tb` as the case's Rust type and compares it with the value.
+//! `golden_files_survive_truncations_and_bit_flips` feeds every file, truncated and with bits
+//! flipped, to the decoders: at every length in a release build, a sample in a debug one.
 //!
 //! Writing them is a separate, ignored test, never a mode of the checks:
 //! `cargo test -p tree-buf --test golden -- --ignored write_golden_files` writes the file of every
@@ -1399,13 +1399,24 @@ fn files_written_now_declare_the_lowest_version_that_holds_them() {
     assert_eq!(declared, BTreeSet::from([1, 2, 3, 4, 5, 6, 7, 8, 9]));
 }
 
-/// At most this many bit flips per file. A file of more bits has every `stride`-th bit flipped,
-/// with an odd stride so that every bit position within a byte is reached: every bit of the
-/// files up to 750 bytes and a sample of the larger ones, each corruption (and every truncation)
+/// How many truncations and bit flips of each file the corruption test decodes at most, each
 /// decoded six ways (as its type and as a `Value`, with and without checksums, and through
-/// `size_breakdown`, with and without decompressing zstd frames). With the 42 files checked in
-/// (107 KB) it is the slowest test: about 6 minutes in a debug build on two busy shared cores.
-const MAX_FLIPS_PER_FILE: usize = 6_000;
+/// `size_breakdown`, with and without decompressing zstd frames). A release build takes every
+/// truncation and up to 6,000 flips, every bit of the files up to 750 bytes, in under a minute;
+/// CI runs it so, with overflow checks (see `.ci/run`). A debug build decodes many times slower
+/// (all of that took 6 minutes on two shared cores), so it takes a sample of 400 of each per file.
+const MAX_TRUNCATIONS_PER_FILE: usize = if cfg!(debug_assertions) {
+    400
+} else {
+    usize::MAX
+};
+const MAX_FLIPS_PER_FILE: usize = if cfg!(debug_assertions) { 400 } else { 6_000 };
+
+/// At most `max` of the positions below `count`, evenly spread (all of them if there are no more
+/// than `max`). The stride is odd, so that sampled bit positions reach every bit of a byte.
+fn sampled(count: usize, max: usize) -> impl Iterator<Item = usize> {
+    (0..count).step_by(count.div_ceil(max) | 1)
+}
 
 /// Decodes `bytes`, a corruption of the golden file of `case` whose `Value` is `value`, in every
 /// way; returns what went wrong. A corruption may decode only to the original value while the
@@ -1451,7 +1462,7 @@ fn corrupt_golden_file(case: &Case) -> Vec<String> {
         Err(error) => return vec![format!("{}: {error}", case.name)],
     };
     let mut failures = Vec::new();
-    for len in 0..bytes.len() {
+    for len in sampled(bytes.len(), MAX_TRUNCATIONS_PER_FILE) {
         let prefix = &bytes[..len];
         let problems = decode_corrupted(case, &value, prefix, &format!("the first {len} bytes"));
         // An archive appended to ends, before each append, where the footer of the archive as
@@ -1468,9 +1479,7 @@ fn corrupt_golden_file(case: &Case) -> Vec<String> {
         }
         failures.extend(problems);
     }
-    let bits = bytes.len() * 8;
-    let stride = bits.div_ceil(MAX_FLIPS_PER_FILE) | 1;
-    for bit in (0..bits).step_by(stride) {
+    for bit in sampled(bytes.len() * 8, MAX_FLIPS_PER_FILE) {
         let mut corrupted = bytes.clone();
         corrupted[bit / 8] ^= 1 << (bit % 8);
         failures.extend(decode_corrupted(
@@ -1484,7 +1493,7 @@ fn corrupt_golden_file(case: &Case) -> Vec<String> {
 }
 
 #[test]
-fn golden_files_survive_every_truncation_and_sampled_bit_flips() {
+fn golden_files_survive_truncations_and_bit_flips() {
     // The files are shared out among threads, each taking the next one not yet taken; every
     // thread builds its own cases, as their values need not be `Send`.
     let next = AtomicUsize::new(0);
