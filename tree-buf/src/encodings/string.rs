@@ -10,7 +10,8 @@
 //!                 up to, which runs to the end
 //!             | 0x01 distinct:varint values:prefixed indices:int_stream
 //!                 Dictionary: `values` a str_stream of the `distinct` strings (at most count,
-//!                 at least one if count > 0), `indices` count 32-bit indices into them
+//!                 at least one if count > 0) in any order, `indices` count 32-bit indices
+//!                 into them
 //!             | 0x02 source:varint distinct:varint table:prefixed exceptions:varint
 //!                    [positions:prefixed values]
 //!                 Keyed (format version 2), only at the top of a branch: the strings are a
@@ -663,24 +664,32 @@ struct Dictionary<'a> {
     distinct: StrColumn,
     /// What the distinct strings' text costs.
     text: TextCost,
-    indices: &'a [u32],
+    indices: Cow<'a, [u32]>,
 }
 
 impl<'a> Dictionary<'a> {
     /// The dictionary of `column`, whose ranks are `ranks`, when at most half its strings are
-    /// distinct, for a stream encoded with `settings`.
+    /// distinct, for a stream encoded with `settings`: its strings in order of first appearance,
+    /// or sorted where the indices then step less from one string to the next
+    /// ([`sorted_dictionary`]).
     fn of(column: &StrColumn, ranks: &'a Ranks, settings: &Settings) -> Option<Dictionary<'a>> {
         if ranks.firsts.len() > column.len() / 2 {
             return None;
         }
-        let mut distinct = StrColumn::default();
-        for &at in &ranks.firsts {
-            distinct.push(column.get(at));
-        }
+        let (distinct, indices) = match sorted_dictionary(column, ranks) {
+            Some((distinct, indices)) => (distinct, Cow::Owned(indices)),
+            None => {
+                let mut distinct = StrColumn::default();
+                for &at in &ranks.firsts {
+                    distinct.push(column.get(at));
+                }
+                (distinct, Cow::Borrowed(&ranks.ranks[..]))
+            }
+        };
         Some(Dictionary {
             text: TextCost::of(distinct.text(), settings),
             distinct,
-            indices: &ranks.ranks,
+            indices,
         })
     }
 
@@ -708,8 +717,74 @@ impl<'a> Dictionary<'a> {
         let text = self.text.under(settings);
         let distinct = encode_plain(&self.distinct, text, settings, &mut nested);
         write_prefixed(out, &nested);
-        distinct.max(encode_nested(self.indices, settings, Chain::default(), out))
+        distinct.max(encode_nested(
+            &self.indices,
+            settings,
+            Chain::default(),
+            out,
+        ))
     }
+}
+
+/// Neighbours looked at to tell whether a column's strings mostly ascend.
+const ORDER_SAMPLE: usize = 128;
+
+/// The distinct strings of `column` (whose ranks are `ranks`) sorted, and the index of each of
+/// its strings among them, when the indices then differ less from their neighbours than in
+/// order of first appearance (their zigzagged differences take fewer bits in all). A column
+/// sorted within runs of rows (the players of each season, sorted by name) steps through a
+/// sorted dictionary in short strides, where the order of first appearance scatters them; one
+/// whose new strings come in over time (teams, parks) keeps that order. The strings are sorted
+/// only when a sample of neighbours mostly ascends, which columns sorted so do.
+fn sorted_dictionary(column: &StrColumn, ranks: &Ranks) -> Option<(StrColumn, Vec<u32>)> {
+    let len = column.len();
+    let step = (len / ORDER_SAMPLE).max(1);
+    let (mut differ, mut ascend) = (0, 0);
+    for at in (1..len).step_by(step) {
+        if ranks.ranks[at] != ranks.ranks[at - 1] {
+            differ += 1;
+            ascend += usize::from(column.get(at) > column.get(at - 1));
+        }
+    }
+    // At least three in four neighbours that differ ascend.
+    if differ == 0 || ascend * 4 < differ * 3 {
+        return None;
+    }
+    // Each distinct string with its rank: distinct, so the order is total.
+    let mut sorted: Vec<(&str, u32)> = (ranks.firsts.iter().zip(0..))
+        .map(|(&at, rank)| (column.get(at), rank))
+        .collect();
+    sorted.sort_unstable();
+    let mut place = vec![0u32; sorted.len()];
+    for (&(_, rank), index) in sorted.iter().zip(0..) {
+        place[rank as usize] = index;
+    }
+    let indices: Vec<u32> = ranks
+        .ranks
+        .iter()
+        .map(|&rank| place[rank as usize])
+        .collect();
+    if delta_bits(&indices) >= delta_bits(&ranks.ranks) {
+        return None;
+    }
+    let mut distinct = StrColumn::default();
+    distinct.reserve(sorted.len());
+    for &(text, _) in &sorted {
+        distinct.push(text);
+    }
+    Some((distinct, indices))
+}
+
+/// The bits of the zigzagged differences between neighbouring `indices`, added up.
+fn delta_bits(indices: &[u32]) -> u64 {
+    let mut previous = 0;
+    (indices.iter())
+        .map(|&index| {
+            let delta = i64::from(index) - i64::from(previous);
+            previous = index;
+            u64::from(int::bit_width(int::transform::zigzag(delta as u64)))
+        })
+        .sum()
 }
 
 /// A column's strings as ranks in order of first appearance, which a keyed stream's table is
@@ -1345,6 +1420,67 @@ mod tests {
         let plain: usize = refs.iter().map(|s| s.len()).sum();
         let size = round_trip(&column(&refs), &Settings::default());
         assert!(size * 5 < plain, "{size} bytes for {plain}");
+    }
+
+    /// The dictionary `Dictionary::of` makes of `column`, and the bytes its stream takes then
+    /// and with the strings in order of first appearance; checked to give back the column.
+    fn dictionary_sizes(column: &StrColumn) -> (Vec<String>, usize, usize) {
+        let settings = Settings::without_zstd();
+        let ranks = Ranks::keyable(column).unwrap();
+        let chosen = Dictionary::of(column, &ranks, &settings).unwrap();
+        for (at, &index) in chosen.indices.iter().enumerate() {
+            assert_eq!(chosen.distinct.get(index as usize), column.get(at));
+        }
+        let mut firsts = StrColumn::default();
+        for &at in &ranks.firsts {
+            firsts.push(column.get(at));
+        }
+        let in_order = Dictionary {
+            text: TextCost::of(firsts.text(), &settings),
+            distinct: firsts,
+            indices: Cow::Borrowed(&ranks.ranks),
+        };
+        let size = |dictionary: &Dictionary<'_>| {
+            let mut out = Vec::new();
+            let _ = dictionary.encode(&settings, &mut out);
+            let back = decode(&out, column.len(), &mut Budget::new(u64::MAX)).unwrap();
+            assert!(back.iter().eq(column.iter()), "{}", described(&out));
+            out.len()
+        };
+        let distinct = chosen.distinct.iter().map(str::to_owned).collect();
+        (distinct, size(&chosen), size(&in_order))
+    }
+
+    /// A column sorted within runs of rows (each season's players, by id) takes its dictionary
+    /// sorted, whose indices then step in short strides; one in no order keeps the order of
+    /// first appearance.
+    #[test]
+    fn dictionaries_are_sorted_where_their_indices_step_less() {
+        let mut next = crate::encodings::xorshift(3);
+        let mut seasons: Vec<String> = Vec::new();
+        for _ in 0..40 {
+            let mut season: Vec<String> = (0..100)
+                .map(|_| format!("player{:04}", next() % 1000))
+                .collect();
+            season.sort_unstable();
+            season.dedup();
+            seasons.extend(season);
+        }
+        let sorted_within_seasons = column(&seasons.iter().map(String::as_str).collect::<Vec<_>>());
+        let (distinct, sorted, in_order) = dictionary_sizes(&sorted_within_seasons);
+        assert!(distinct.is_sorted(), "sorted");
+        assert!(
+            sorted * 10 < in_order * 9,
+            "{sorted} bytes, {in_order} in order"
+        );
+
+        let shuffled: Vec<String> = (0..4000)
+            .map(|_| format!("player{:04}", next() % 1000))
+            .collect();
+        let shuffled = column(&shuffled.iter().map(String::as_str).collect::<Vec<_>>());
+        let (distinct, chosen, in_order) = dictionary_sizes(&shuffled);
+        assert!(!distinct.is_sorted());
+        assert_eq!(chosen, in_order);
     }
 
     fn keyed(source_branch: usize, source: &StrColumn, column: &StrColumn) -> Option<Vec<u8>> {
