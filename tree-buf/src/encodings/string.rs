@@ -676,21 +676,32 @@ impl<'a> Dictionary<'a> {
         if ranks.firsts.len() > column.len() / 2 {
             return None;
         }
-        let (distinct, indices) = match sorted_dictionary(column, ranks) {
-            Some((distinct, indices)) => (distinct, Cow::Owned(indices)),
-            None => {
-                let mut distinct = StrColumn::default();
-                for &at in &ranks.firsts {
-                    distinct.push(column.get(at));
-                }
-                (distinct, Cow::Borrowed(&ranks.ranks[..]))
-            }
-        };
-        Some(Dictionary {
+        Some(match sorted_dictionary(column, ranks) {
+            Some((distinct, indices)) => Dictionary::new(distinct, Cow::Owned(indices), settings),
+            None => Dictionary::in_order_of_appearance(column, ranks, settings),
+        })
+    }
+
+    /// The dictionary of `column`, whose ranks are `ranks`, with its strings in order of first
+    /// appearance: the ranks are its indices.
+    fn in_order_of_appearance(
+        column: &StrColumn,
+        ranks: &'a Ranks,
+        settings: &Settings,
+    ) -> Dictionary<'a> {
+        let mut distinct = StrColumn::default();
+        for &at in &ranks.firsts {
+            distinct.push(column.get(at));
+        }
+        Dictionary::new(distinct, Cow::Borrowed(&ranks.ranks), settings)
+    }
+
+    fn new(distinct: StrColumn, indices: Cow<'a, [u32]>, settings: &Settings) -> Dictionary<'a> {
+        Dictionary {
             text: TextCost::of(distinct.text(), settings),
             distinct,
             indices,
-        })
+        }
     }
 
     /// Its size, roughly: the distinct strings plainly (coded where the column's text is, and
@@ -1431,15 +1442,7 @@ mod tests {
         for (at, &index) in chosen.indices.iter().enumerate() {
             assert_eq!(chosen.distinct.get(index as usize), column.get(at));
         }
-        let mut firsts = StrColumn::default();
-        for &at in &ranks.firsts {
-            firsts.push(column.get(at));
-        }
-        let in_order = Dictionary {
-            text: TextCost::of(firsts.text(), &settings),
-            distinct: firsts,
-            indices: Cow::Borrowed(&ranks.ranks),
-        };
+        let in_order = Dictionary::in_order_of_appearance(column, &ranks, &settings);
         let size = |dictionary: &Dictionary<'_>| {
             let mut out = Vec::new();
             let _ = dictionary.encode(&settings, &mut out);
