@@ -158,6 +158,21 @@ fn integers(c: &mut Criterion) {
     bench_codec(&mut group, "Huffman", &skewed, &options, |codec| {
         matches!(codec, Codec::Huffman { .. })
     });
+    // Thousands of values of widely varying frequency, as the deltas of coordinates give: a
+    // code table too large for the first-level cache, and escapes.
+    let wide: Vec<u64> = (0..VALUES)
+        .map(|_| {
+            let magnitude = next().trailing_zeros().min(12);
+            (1 << magnitude) + next() % (1 << magnitude)
+        })
+        .collect();
+    bench_codec(
+        &mut group,
+        "Huffman, thousands of codes",
+        &wide,
+        &options,
+        |codec| matches!(codec, Codec::Huffman { .. }),
+    );
     group.finish();
 }
 

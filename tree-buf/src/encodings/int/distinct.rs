@@ -226,7 +226,7 @@ impl<W: Word> Distinct<W> {
 
     /// Calls `f` with each of `values[positions]` (`values` the column counted) and what its
     /// slot holds, in order.
-    #[inline]
+    #[inline(always)]
     pub(super) fn numbers(&self, values: &[W], positions: Range<usize>, mut f: impl FnMut(W, u64)) {
         // Plain loops, so that `f` and what it captures are inlined into the caller's loop
         // (through an iterator's `for_each` they were not, and `f`'s state went through memory).

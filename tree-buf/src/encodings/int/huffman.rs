@@ -74,9 +74,16 @@ pub(super) struct Plan<W> {
     escaped_bytes: usize,
     /// The bits of all the codes.
     code_bits: u64,
-    /// The symbol of every value of the column: its index in `values`, or the escape symbol.
-    symbols: Distinct<W>,
+    /// The escape's code, as `codes` holds it ([`NO_ESCAPES`] when no value is escaped).
+    escape_code: u64,
+    /// The code of every value of the column, in the low 32 bits of a word whose high 32 bits
+    /// hold its length: one table read per value when writing, where a symbol and then its code
+    /// took two.
+    codes: Distinct<W>,
 }
+
+/// A word no code is: the escape code of a plan without escapes.
+const NO_ESCAPES: u64 = u64::MAX;
 
 impl<W: Word> Plan<W> {
     /// The codes for `values`, whose extremes are `min` and `max`: the most frequent of those
@@ -143,11 +150,16 @@ impl<W: Word> Plan<W> {
         }
         let lengths = code_lengths(&weights);
         let code_bits = total_bits(&weights, &lengths);
-        // Each value's slot now holds its symbol: escaped unless it has a code.
+        // Each value's slot now holds its code, ready to write: the escape code unless it has
+        // one of its own.
+        let codes: Vec<u64> = (canonical_codes(&lengths).into_iter())
+            .map(|(code, length)| code | (u64::from(length) << 32))
+            .collect();
+        let escape_code = codes.get(table.len()).map_or(NO_ESCAPES, |&code| code);
         let slots = distinct.slots_mut();
-        slots.fill(table.len() as u64);
-        for (symbol, &(_, _, slot)) in table.iter().enumerate() {
-            slots[slot] = symbol as u64;
+        slots.fill(escape_code);
+        for (&(_, _, slot), &code) in table.iter().zip(&codes) {
+            slots[slot] = code;
         }
         Some(Plan {
             values: table.into_iter().map(|(value, ..)| value).collect(),
@@ -155,7 +167,8 @@ impl<W: Word> Plan<W> {
             escapes,
             escaped_bytes,
             code_bits,
-            symbols: distinct,
+            escape_code,
+            codes: distinct,
         })
     }
 
@@ -184,8 +197,6 @@ impl<W: Word> Plan<W> {
         // Like a dictionary's, the table and the escaped values hardly repeat; nothing inside
         // is Huffman-coded again, so that streams nest no deeper than decoders allow.
         let chain = chain.with(Chain::DICTIONARY | Chain::HUFFMAN);
-        let escape = self.values.len();
-        let codes = canonical_codes(&self.lengths);
         let in_streams = values.len() >= STREAMS_MIN_VALUES && settings.newest >= Version::STREAMS;
         // Value `i` goes to stream `i / quarter`: one stream unless in four.
         let quarter = match in_streams {
@@ -204,13 +215,12 @@ impl<W: Word> Plan<W> {
                 (false, 0) => code_bytes,
                 (false, _) => 0,
             });
-            self.symbols.numbers(values, start..end, |value, symbol| {
-                let symbol = symbol as usize;
-                if symbol == escape {
+            let escape_code = self.escape_code;
+            self.codes.numbers(values, start..end, |value, code| {
+                if code == escape_code {
                     escaped.push(value);
                 }
-                let (code, length) = codes[symbol];
-                stream.write(code, length);
+                stream.write(code);
             });
             stream.finish()
         });
@@ -389,9 +399,14 @@ fn canonical_codes(lengths: &[u32]) -> Vec<(u64, u32)> {
         .collect()
 }
 
-/// Bits written from the least significant end of each byte.
+/// Bits written from the least significant end of each byte. After each code the whole bytes
+/// of the pending bits are stored, eight bytes at a time past the end of those written, so that
+/// writing a code does not branch on how many bits are pending.
 struct BitWriter {
+    /// The bytes written, then at least eight more that the next store may overwrite.
     bytes: Vec<u8>,
+    written: usize,
+    /// Fewer than 8 bits between codes, at most 7 + [`MAX_CODE_LEN`] within one.
     pending: u64,
     pending_bits: u32,
 }
@@ -399,28 +414,38 @@ struct BitWriter {
 impl BitWriter {
     fn with_capacity(bytes: usize) -> Self {
         BitWriter {
-            bytes: Vec::with_capacity(bytes),
+            bytes: vec![0; bytes + 8],
+            written: 0,
             pending: 0,
             pending_bits: 0,
         }
     }
 
-    #[inline]
-    fn write(&mut self, bits: u64, length: u32) {
-        self.pending |= bits << self.pending_bits;
-        self.pending_bits += length;
-        if self.pending_bits >= 32 {
-            self.bytes
-                .extend_from_slice(&(self.pending as u32).to_le_bytes());
-            self.pending >>= 32;
-            self.pending_bits -= 32;
+    /// Writes `code`, as [`Plan::codes`] holds it.
+    #[inline(always)]
+    fn write(&mut self, code: u64) {
+        self.pending |= (code & u64::from(u32::MAX)) << self.pending_bits;
+        self.pending_bits += (code >> 32) as u32;
+        if self.written + 8 > self.bytes.len() {
+            self.grow();
         }
+        (self.bytes[self.written..self.written + 8]).copy_from_slice(&self.pending.to_le_bytes());
+        let whole = self.pending_bits / 8;
+        self.written += whole as usize;
+        self.pending >>= 8 * whole;
+        self.pending_bits -= 8 * whole;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        self.bytes.resize(2 * self.bytes.len(), 0);
     }
 
     fn finish(mut self) -> Vec<u8> {
-        let tail = self.pending_bits.div_ceil(8) as usize;
+        // The pending bits were stored with the last code; the zeros above them pad its byte.
         self.bytes
-            .extend_from_slice(&self.pending.to_le_bytes()[..tail]);
+            .truncate(self.written + self.pending_bits.div_ceil(8) as usize);
         self.bytes
     }
 }
@@ -1069,6 +1094,36 @@ mod tests {
     use super::*;
     use crate::encodings::bytes::varint_len;
     use crate::encodings::{test_len, xorshift};
+
+    #[test]
+    fn the_bit_writer_writes_what_a_bit_at_a_time_writer_does() {
+        let mut next = xorshift(0x5eed_b175);
+        // Codes of every length, in runs of short and of long ones, past a first guess of the
+        // size that is too small.
+        let codes: Vec<u64> = (0..5000)
+            .map(|i| {
+                let length = match i / 500 % 3 {
+                    0 => 1 + next() % 3,
+                    1 => 13 + next() % 3,
+                    _ => 1 + next() % u64::from(MAX_CODE_LEN),
+                };
+                (next() % (1 << length)) | (length << 32)
+            })
+            .collect();
+        for count in [0, 1, 2, 7, 8, 9, 100, codes.len()] {
+            let mut writer = BitWriter::with_capacity(3);
+            let mut bits = Vec::new();
+            for &code in &codes[..count] {
+                writer.write(code);
+                bits.extend((0..code >> 32).map(|bit| code >> bit & 1 == 1));
+            }
+            let mut reference = vec![0u8; bits.len().div_ceil(8)];
+            for (at, _) in bits.iter().enumerate().filter(|&(_, &bit)| bit) {
+                reference[at / 8] |= 1 << (at % 8);
+            }
+            assert_eq!(writer.finish(), reference, "{count} codes");
+        }
+    }
 
     /// The plan for `values`, their extremes found here.
     fn plan<W: Word>(values: &[W]) -> Option<Plan<W>> {
