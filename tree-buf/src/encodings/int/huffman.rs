@@ -76,9 +76,8 @@ pub(super) struct Plan<W> {
     code_bits: u64,
     /// The escape's code, as `codes` holds it ([`NO_ESCAPES`] when no value is escaped).
     escape_code: u64,
-    /// The code of every value of the column, in the low 32 bits of a word whose high 32 bits
-    /// hold its length: one table read per value when writing, where a symbol and then its code
-    /// took two.
+    /// The code of every value of the column, as [`writable`] makes it: one table read per value
+    /// when writing, where a symbol and then its code took two.
     codes: Distinct<W>,
 }
 
@@ -153,7 +152,7 @@ impl<W: Word> Plan<W> {
         // Each value's slot now holds its code, ready to write: the escape code unless it has
         // one of its own.
         let codes: Vec<u64> = (canonical_codes(&lengths).into_iter())
-            .map(|(code, length)| code | (u64::from(length) << 32))
+            .map(|(code, length)| writable(code, length))
             .collect();
         let escape_code = codes.get(table.len()).map_or(NO_ESCAPES, |&code| code);
         let slots = distinct.slots_mut();
@@ -399,6 +398,12 @@ fn canonical_codes(lengths: &[u32]) -> Vec<(u64, u32)> {
         .collect()
 }
 
+/// A code and its length in one word, as [`BitWriter::write`] takes them: the code's bits in
+/// the low 32 bits, its length in the high 32.
+fn writable(code: u64, length: u32) -> u64 {
+    code | (u64::from(length) << 32)
+}
+
 /// Bits written from the least significant end of each byte. After each code the whole bytes
 /// of the pending bits are stored, eight bytes at a time past the end of those written, so that
 /// writing a code does not branch on how many bits are pending.
@@ -421,7 +426,7 @@ impl BitWriter {
         }
     }
 
-    /// Writes `code`, as [`Plan::codes`] holds it.
+    /// Writes `code`, made by [`writable`].
     #[inline(always)]
     fn write(&mut self, code: u64) {
         self.pending |= (code & u64::from(u32::MAX)) << self.pending_bits;
@@ -1100,22 +1105,22 @@ mod tests {
         let mut next = xorshift(0x5eed_b175);
         // Codes of every length, in runs of short and of long ones, past a first guess of the
         // size that is too small.
-        let codes: Vec<u64> = (0..5000)
+        let codes: Vec<(u64, u32)> = (0..5000)
             .map(|i| {
                 let length = match i / 500 % 3 {
                     0 => 1 + next() % 3,
                     1 => 13 + next() % 3,
                     _ => 1 + next() % u64::from(MAX_CODE_LEN),
                 };
-                (next() % (1 << length)) | (length << 32)
+                (next() % (1 << length), length as u32)
             })
             .collect();
         for count in [0, 1, 2, 7, 8, 9, 100, codes.len()] {
             let mut writer = BitWriter::with_capacity(3);
             let mut bits = Vec::new();
-            for &code in &codes[..count] {
-                writer.write(code);
-                bits.extend((0..code >> 32).map(|bit| code >> bit & 1 == 1));
+            for &(code, length) in &codes[..count] {
+                writer.write(writable(code, length));
+                bits.extend((0..length).map(|bit| code >> bit & 1 == 1));
             }
             let mut reference = vec![0u8; bits.len().div_ceil(8)];
             for (at, _) in bits.iter().enumerate().filter(|&(_, &bit)| bit) {
