@@ -31,6 +31,7 @@ use super::describe::{Codec, Describer, Encoding};
 use super::int::select::{encode_nested, prefixed, Chain, Estimate};
 use super::int::{self, transform, IntStream, Word};
 use super::scratch::Scratch;
+use super::wide::wide;
 use super::zstd::{self, Frame};
 use super::{check_depth, is_empty_form, tags, Settings, Version};
 use crate::error::{corrupt, DecodeError};
@@ -62,8 +63,9 @@ pub(crate) trait FloatWord: Word {
     /// finite.
     const MAX_EXPONENT: i32;
     fn to_f64(self) -> f64;
-    /// The bits of `(n as float) / 10^digits`, computed in this float's precision.
-    fn decimal(n: i64, digits: u8) -> Self;
+    /// The bits of `(n as float) / power`, computed in this float's precision, where `power` is
+    /// `10^digits` from [`POW10`].
+    fn decimal(n: i64, power: f64) -> Self;
     /// The bits of `n * 2^exponent` in this float's precision.
     fn scaled(n: i64, exponent: i32) -> Self;
 }
@@ -75,8 +77,9 @@ impl FloatWord for u64 {
     fn to_f64(self) -> f64 {
         f64::from_bits(self)
     }
-    fn decimal(n: i64, digits: u8) -> Self {
-        ((n as f64) / POW10[usize::from(digits)]).to_bits()
+    #[inline(always)]
+    fn decimal(n: i64, power: f64) -> Self {
+        ((n as f64) / power).to_bits()
     }
     fn scaled(n: i64, exponent: i32) -> Self {
         ((n as f64) * 2f64.powi(exponent)).to_bits()
@@ -90,8 +93,9 @@ impl FloatWord for u32 {
     fn to_f64(self) -> f64 {
         f64::from(f32::from_bits(self))
     }
-    fn decimal(n: i64, digits: u8) -> Self {
-        ((n as f32) / (POW10[usize::from(digits)] as f32)).to_bits()
+    #[inline(always)]
+    fn decimal(n: i64, power: f64) -> Self {
+        ((n as f32) / (power as f32)).to_bits()
     }
     fn scaled(n: i64, exponent: i32) -> Self {
         ((n as f32) * 2f32.powi(exponent)).to_bits()
@@ -250,7 +254,7 @@ fn decimal_bits<W: FloatWord>(values: &[W], digits: u8, bound: u32, exact: bool)
     let (mut previous, mut bits) = (0i64, 0u32);
     for &value in values {
         let n = decimal_int::<W>(value, scale);
-        let residual = decimal_residual(value, n, digits);
+        let residual = decimal_residual(value, n, scale);
         if exact && residual != W::ZERO {
             return None;
         }
@@ -264,14 +268,16 @@ fn decimal_bits<W: FloatWord>(values: &[W], digits: u8, bound: u32, exact: bool)
     Some(bits)
 }
 
-/// What the decimal transform leaves of `value` beside its integer `n` at `digits` digits.
-#[inline]
-fn decimal_residual<W: FloatWord>(value: W, n: i64, digits: u8) -> W {
-    value.wrapping_sub(W::decimal(n, digits))
+/// What the decimal transform leaves of `value` beside its integer `n` at the digits whose power
+/// of ten is `scale`.
+#[inline(always)]
+fn decimal_residual<W: FloatWord>(value: W, n: i64, scale: f64) -> W {
+    value.wrapping_sub(W::decimal(n, scale))
 }
 
 /// The integer that `value` scaled by `scale` rounds to, or 0 when it has none that converts
 /// exactly (NaN, infinities, huge values).
+#[inline(always)]
 fn decimal_int<W: FloatWord>(value: W, scale: f64) -> i64 {
     round_within(value.to_f64() * scale, W::EXACT_INT).unwrap_or(0)
 }
@@ -289,6 +295,18 @@ fn round_within(x: f64, limit: f64) -> Option<i64> {
         let fraction = x - truncated as f64;
         truncated + i64::from(fraction >= 0.5) - i64::from(fraction <= -0.5)
     })
+}
+
+/// Adds to each of `residuals` the float bits of its integer among `ints` at `digits` decimal
+/// digits: what a decimal stream decodes to. A conversion and a division a value, which wide
+/// vectors do eight at a time.
+fn add_decimals<W: FloatWord>(residuals: &mut [W], ints: &[u64], digits: u8) {
+    let power = POW10[usize::from(digits)];
+    wide(move || {
+        for (value, &n) in residuals.iter_mut().zip(ints) {
+            *value = W::decimal(n as i64, power).wrapping_add(*value);
+        }
+    });
 }
 
 /// A column under one float transform: the streams it nests, before they are encoded.
@@ -386,13 +404,27 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
             }
             Choice::Decimal(digits) => {
                 let scale = POW10[usize::from(digits)];
-                // Two passes that each fill a vector of known length, which the compiler keeps
-                // free of capacity checks, rather than one that pushes to both.
-                let ints = (values.iter()).map(|&value| decimal_int(value, scale) as u64);
-                let ints = Nested::made(values.len(), ints);
-                let residuals = (values.iter().zip(ints.values()))
-                    .map(|(&value, &n)| decimal_residual(value, n as i64, digits));
-                let residuals = Nested::made(values.len(), residuals);
+                // Two passes that each fill the slots of a vector, rather than one that pushes
+                // to both: each converts between integers and floats a value, which a loop over
+                // slots does as wide vectors, eight values at a time.
+                let mut ints = Scratch::filled(values.len());
+                let slots = &mut ints[..];
+                wide(move || {
+                    for (n, &value) in slots.iter_mut().zip(values) {
+                        *n = decimal_int(value, scale) as u64;
+                    }
+                });
+                let mut residuals = Scratch::filled(values.len());
+                let (slots, whole) = (&mut residuals[..], &ints[..]);
+                wide(move || {
+                    for ((residual, &value), &n) in slots.iter_mut().zip(values).zip(whole) {
+                        *residual = decimal_residual(value, n as i64, scale);
+                    }
+                });
+                let (ints, residuals) = (
+                    Nested::new(Values::Made(ints)),
+                    Nested::new(Values::Made(residuals)),
+                );
                 Transformed::Decimal {
                     digits,
                     ints,
@@ -579,9 +611,7 @@ impl<'a, W: FloatWord> FloatStream<'a, W> {
                 budget.charge(count, 8)?;
                 let ints = int::decode_nested::<u64>(ints, count, budget, depth + 1)?;
                 let mut values = decode_nested::<W>(residuals, count, budget, depth + 1)?;
-                for (value, n) in values.iter_mut().zip(ints) {
-                    *value = W::decimal(n as i64, digits).wrapping_add(*value);
-                }
+                add_decimals(&mut values, &ints, digits);
                 Ok(values)
             }
             FloatStream::Xor(inner) => {
@@ -729,7 +759,7 @@ mod tests {
             let (mut previous, mut bits, mut inexact) = (0i64, 0, false);
             for &value in few {
                 let n = decimal_int::<W>(value, scale);
-                let residual = value.wrapping_sub(W::decimal(n, digits));
+                let residual = value.wrapping_sub(W::decimal(n, scale));
                 inexact |= residual != W::ZERO;
                 bits += int::bit_width(transform::zigzag(n.wrapping_sub(previous) as u64))
                     + int::bit_width(transform::zigzag(residual));
@@ -1060,6 +1090,82 @@ mod tests {
         assert!(describe::<u32>(&digits, Describer::new(false))
             .to_string()
             .starts_with("unreadable"));
+    }
+
+    /// The decimal transform's loops, which run as wide vectors where the CPU has them, give
+    /// every bit that the same arithmetic one value at a time gives: the integers and residuals
+    /// of encoding and the values of decoding, at every number of digits, for decimals, noise,
+    /// halves (where rounding turns), huge values, infinities and NaNs, and for integers beyond
+    /// what a float holds exactly. The lengths leave a part of a vector over.
+    #[test]
+    fn wide_decimal_loops_agree_with_one_value_at_a_time() {
+        fn check<W: FloatWord>(values: &[W], ints: &[u64]) {
+            for digits in 0..=W::MAX_DIGITS {
+                let scale = POW10[usize::from(digits)];
+                let Transformed::Decimal {
+                    ints: made_ints,
+                    residuals,
+                    ..
+                } = Transformed::of(values, Choice::Decimal(digits))
+                else {
+                    panic!("not a decimal transform");
+                };
+                let expected_ints: Vec<u64> = (values.iter())
+                    .map(|&value| decimal_int(value, scale) as u64)
+                    .collect();
+                assert_eq!(made_ints.values(), expected_ints, "{digits} digits");
+                let expected_residuals: Vec<W> = (values.iter().zip(&expected_ints))
+                    .map(|(&value, &n)| decimal_residual(value, n as i64, scale))
+                    .collect();
+                assert_eq!(residuals.values(), expected_residuals, "{digits} digits");
+                let mut decoded = expected_residuals.clone();
+                add_decimals(&mut decoded, &expected_ints, digits);
+                assert_eq!(decoded, values, "{digits} digits");
+                // Integers a decoder may be handed, of any size, and residuals of any bits.
+                let residuals: Vec<W> = (values.iter())
+                    .map(|&v| v ^ W::from_u64(0x9e37_79b9_7f4a_7c15))
+                    .collect();
+                let mut added = residuals.clone();
+                add_decimals(&mut added, ints, digits);
+                let expected: Vec<W> = (residuals.iter().zip(ints))
+                    .map(|(&residual, &n)| W::decimal(n as i64, scale).wrapping_add(residual))
+                    .collect();
+                assert_eq!(added, expected, "{digits} digits");
+            }
+        }
+        let mut next = xorshift(0x5eed);
+        let len = test_len(1003);
+        let f64s: Vec<u64> = (0..len)
+            .map(|i| match i % 8 {
+                0 => ((next() % 2_000_000) as f64 / 1000.0 - 1000.0).to_bits(),
+                1 => next(),
+                2 => ((next() % 1000) as f64 + 0.5).to_bits(),
+                3 => (-((next() % 1000) as f64) - 0.5).to_bits(),
+                4 => [
+                    f64::NAN,
+                    f64::INFINITY,
+                    f64::NEG_INFINITY,
+                    -0.0,
+                    1e300,
+                    -9.1e15,
+                ][(next() % 6) as usize]
+                    .to_bits(),
+                5 => ((next() % 100_000_000) as f64 * 1e-7).to_bits(),
+                _ => (f64::from_bits(next() >> 2) * 1e-3).to_bits(),
+            })
+            .collect();
+        let ints: Vec<u64> = (0..len)
+            .map(|i| match i % 3 {
+                0 => next(),
+                1 => next() % 1_000_000,
+                _ => (next() % 1000).wrapping_neg(),
+            })
+            .collect();
+        check::<u64>(&f64s, &ints);
+        let f32s: Vec<u32> = (f64s.iter())
+            .map(|&bits| (f64::from_bits(bits) as f32).to_bits())
+            .collect();
+        check::<u32>(&f32s, &ints);
     }
 
     /// `n as float` rounds before the division does: an f32 Decimal stream with n = 2^24 + 1

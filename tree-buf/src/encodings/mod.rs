@@ -19,6 +19,7 @@ pub(crate) mod numbering;
 pub(crate) mod recursion;
 pub(crate) mod scratch;
 pub(crate) mod string;
+pub(crate) mod wide;
 pub(crate) mod zstd;
 
 use crate::error::{corrupt, DecodeError};

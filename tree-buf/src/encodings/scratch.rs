@@ -161,6 +161,17 @@ impl<T: Pooled> Scratch<T> {
         Scratch(kept.unwrap_or_default())
     }
 
+    /// `len` default values (zeros), to be overwritten in place: a loop over the slots of a slice
+    /// compiles to vector instructions where one that pushes each value may not.
+    pub(crate) fn filled(len: usize) -> Self
+    where
+        T: Default + Copy,
+    {
+        let mut scratch = Scratch::with_capacity(len);
+        scratch.0.resize(len, T::default());
+        scratch
+    }
+
     /// The values of `values`, which yields exactly `len`.
     pub(crate) fn collect(len: usize, values: impl Iterator<Item = T>) -> Self {
         let mut scratch = Scratch::with_capacity(len);
