@@ -407,17 +407,16 @@ impl<'a, W: FloatWord> Transformed<'a, W> {
                 // Two passes that each fill the slots of a vector, rather than one that pushes
                 // to both: each converts between integers and floats a value, which a loop over
                 // slots does as wide vectors, eight values at a time.
-                let mut ints = Scratch::filled(values.len());
-                let slots = &mut ints[..];
+                let (mut ints, mut residuals) =
+                    (Scratch::filled(values.len()), Scratch::filled(values.len()));
+                let (int_slots, residual_slots) = (&mut ints[..], &mut residuals[..]);
                 wide(move || {
-                    for (n, &value) in slots.iter_mut().zip(values) {
+                    for (n, &value) in int_slots.iter_mut().zip(values) {
                         *n = decimal_int(value, scale) as u64;
                     }
-                });
-                let mut residuals = Scratch::filled(values.len());
-                let (slots, whole) = (&mut residuals[..], &ints[..]);
-                wide(move || {
-                    for ((residual, &value), &n) in slots.iter_mut().zip(values).zip(whole) {
+                    for ((residual, &value), &n) in
+                        residual_slots.iter_mut().zip(values).zip(&*int_slots)
+                    {
                         *residual = decimal_residual(value, n as i64, scale);
                     }
                 });
