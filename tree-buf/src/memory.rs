@@ -48,6 +48,23 @@ fn advise_huge_pages(start: *const u8, bytes: usize) {
 #[cfg(not(all(target_os = "linux", not(miri))))]
 fn advise_huge_pages(_start: *const u8, _bytes: usize) {}
 
+/// `values` as arrays of `N` of them, in the same memory, when they fill whole arrays and so
+/// does the vector's capacity; `values` back otherwise (and for `N = 0` or zero-sized `T`).
+pub(crate) fn into_arrays<T, const N: usize>(values: Vec<T>) -> Result<Vec<[T; N]>, Vec<T>> {
+    let whole = |count: usize| N > 0 && count.is_multiple_of(N);
+    if size_of::<T>() == 0 || !whole(values.len()) || !whole(values.capacity()) {
+        return Err(values);
+    }
+    let mut values = std::mem::ManuallyDrop::new(values);
+    let (start, len, capacity) = (values.as_mut_ptr(), values.len(), values.capacity());
+    // SAFETY: `[T; N]` has the alignment of `T` and the size of N of them, without padding, so
+    // the allocation of `capacity` values of `T` is one of `capacity / N` arrays, in the layout
+    // the global allocator was given, and its first `len / N` arrays are the `len` values,
+    // initialized. `values` is never dropped: the allocation has one owner, the new vector.
+    #[allow(unsafe_code)]
+    Ok(unsafe { Vec::from_raw_parts(start.cast::<[T; N]>(), len / N, capacity / N) })
+}
+
 /// Asks the processor to start loading the cache line that holds `items[index]`, so that reading
 /// it a little later does not wait on memory. A hint only: it changes nothing, and an index past
 /// the end is harmless.
@@ -71,6 +88,54 @@ pub(crate) fn prefetch<T>(items: &[T], index: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arrays_keep_the_memory_of_whole_vectors_and_the_values_of_every_vector() {
+        fn arrays_as_copied<T: Clone, const N: usize>(values: &[T]) -> Vec<[T; N]> {
+            let arrays = values.chunks_exact(N.max(1));
+            arrays
+                .map(|chunk| std::array::from_fn(|i| chunk[i].clone()))
+                .collect()
+        }
+        // Strings, so that a value dropped twice or never would show (under Miri, or as a
+        // double free).
+        let strings = |count: usize| (0..count).map(|i| i.to_string()).collect::<Vec<_>>();
+        let shapes = [
+            (0, 0),
+            (0, 6),
+            (6, 6),
+            (6, 9),
+            (12, 12),
+            (4, 6),
+            (6, 8),
+            (5, 5),
+        ];
+        for (len, capacity) in shapes {
+            let mut values = Vec::with_capacity(capacity);
+            values.extend(strings(len));
+            let whole = len.is_multiple_of(3) && capacity.is_multiple_of(3);
+            let start = values.as_ptr() as usize;
+            match into_arrays::<String, 3>(values) {
+                Ok(mut arrays) => {
+                    assert!(whole, "{len} of {capacity}");
+                    assert_eq!(arrays.as_ptr() as usize, start);
+                    assert_eq!(arrays, arrays_as_copied::<String, 3>(&strings(len)));
+                    // The vector grows and frees as one of arrays.
+                    arrays.extend(arrays_as_copied::<String, 3>(&strings(30)));
+                    assert_eq!(arrays.len(), len / 3 + 10);
+                }
+                Err(values) => {
+                    assert!(!whole, "{len} of {capacity}");
+                    assert_eq!(values, strings(len));
+                }
+            }
+        }
+        assert_eq!(into_arrays::<u32, 0>(vec![1, 2]), Err(vec![1, 2]));
+        assert_eq!(into_arrays::<(), 2>(vec![(); 4]), Err(vec![(); 4]));
+        let floats: Vec<f32> = (0..300).map(|i| i as f32 / 7.0).collect();
+        let arrays = into_arrays::<f32, 3>(floats.clone()).unwrap();
+        assert_eq!(arrays, arrays_as_copied::<f32, 3>(&floats));
+    }
 
     #[test]
     fn prefetching_past_the_end_or_from_nothing_is_harmless() {

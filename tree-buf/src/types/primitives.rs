@@ -40,7 +40,13 @@ impl<T: Copy + Default> PrimitiveDecoder<T> {
     }
 
     fn next_values(&mut self, n: usize) -> Vec<T> {
-        let slice = self.values.column().as_slice();
+        let column = self.values.column();
+        if n >= column.len() {
+            // The rest of the column is the result: collecting a vector's own iterator keeps
+            // its memory, so the values are neither copied nor written to fresh pages.
+            return std::mem::take(column).collect();
+        }
+        let slice = column.as_slice();
         let wanted = &slice[..n.min(slice.len())];
         let mut taken = crate::memory::vec_with_capacity(wanted.len());
         taken.extend_from_slice(wanted);

@@ -544,22 +544,21 @@ unsafe impl<'de, T: Decode<'de>, const N: usize> ValueDecoder<'de, [T; N]>
     }
 
     fn next_vec(&mut self, n: usize) -> Vec<[T; N]> {
-        // From one child whose items are decoded side by side, each array takes the next N of
-        // them in one loop over locals.
-        let built = match self.items.decoders.as_mut_slice() {
-            // The run holds exactly n * N items, and n arrays take them all.
-            [items] => (n.checked_mul(N))
-                .and_then(|total| items.decoded_run(total))
-                .map(|mut run| collect_values(n, move || array_from_run(&mut run))),
-            _ => None,
-        };
-        match built {
-            Some(arrays) => {
-                self.items.decoders[0].skip_run(n * N);
-                arrays
+        // From one child whose items are decoded side by side, the n * N items are taken in
+        // bulk (the rest of a column without a copy) and their vector is the arrays' as it is.
+        if let [items] = self.items.decoders.as_mut_slice() {
+            let total = n.checked_mul(N);
+            if let Some(total) = total.filter(|&total| items.decoded_run(total).is_some()) {
+                return match crate::memory::into_arrays(items.next_vec(total)) {
+                    Ok(arrays) => arrays,
+                    Err(items) => {
+                        let mut items = items.into_iter();
+                        collect_values(n, || array_from_run(&mut items))
+                    }
+                };
             }
-            None => collect_values(n, || self.next()),
         }
+        collect_values(n, || self.next())
     }
 }
 
