@@ -51,8 +51,10 @@ fn column_codecs() -> EncodeOptions {
 /// The encoding of the items of the `Vec` that `bytes` holds.
 fn items_encoding(bytes: &[u8]) -> Encoding {
     let breakdown = tree_buf::size_breakdown(bytes).expect("a tree-buf file");
+    // The innermost items: `[]`, or `[].[]` for a vector of arrays.
     (breakdown.branches.into_iter())
-        .find(|branch| branch.path == "[]")
+        .filter(|branch| branch.path.split('.').all(|part| part == "[]"))
+        .max_by_key(|branch| branch.path.len())
         .expect("a branch for the items of a Vec")
         .encoding
 }
@@ -285,6 +287,10 @@ fn noise_floats(c: &mut Criterion) {
         .map(|_| (unit(next()) * 20.0 - 10.0) as f32)
         .collect();
     bench_codec(&mut group, "f32", &f32s, &options, |_| true);
+    // The same values as the points of a mesh: one column of all their coordinates, which the
+    // vector of arrays takes as it is.
+    let points: Vec<[f32; 3]> = f32s.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
+    bench_codec(&mut group, "f32 points", &points, &options, |_| true);
     group.finish();
 }
 
