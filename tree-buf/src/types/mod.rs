@@ -215,7 +215,8 @@ pub unsafe trait ValueDecoder<'de, T>: Sized {
     /// The next value.
     fn next(&mut self) -> T;
 
-    /// The next `n` values as a vector; leaves copy them in bulk.
+    /// The next `n` values as a vector; leaves copy them in bulk, or hand over their column's
+    /// vector when the `n` are all that is left of it.
     fn next_vec(&mut self, n: usize) -> Vec<T> {
         collect_values(n, || self.next())
     }
