@@ -216,7 +216,7 @@ pub unsafe trait ValueDecoder<'de, T>: Sized {
     fn next(&mut self) -> T;
 
     /// The next `n` values as a vector; leaves copy them in bulk, or hand over their column's
-    /// vector when the `n` are all that is left of it.
+    /// vector when `n` takes all that is left of it.
     fn next_vec(&mut self, n: usize) -> Vec<T> {
         collect_values(n, || self.next())
     }
@@ -225,7 +225,8 @@ pub unsafe trait ValueDecoder<'de, T>: Sized {
     /// by side (leaves of plain values do); `None` when it does not, or has fewer. A tuple of
     /// such decoders builds its values from their runs in one loop over locals, where calling
     /// each element's `next` would load and store every element's place in memory on each value.
-    /// [`Self::skip_run`] then moves past them.
+    /// [`Self::skip_run`] then moves past them, as [`Self::next_vec`] of `n` does, which then
+    /// gives exactly those `n` values.
     fn decoded_run(&mut self, n: usize) -> Option<impl Iterator<Item = T>> {
         let _ = n;
         None::<std::iter::Empty<T>>

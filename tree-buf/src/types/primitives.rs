@@ -43,7 +43,8 @@ impl<T: Copy + Default> PrimitiveDecoder<T> {
         let column = self.values.column();
         if n >= column.len() {
             // The rest of the column is the result: collecting a vector's own iterator keeps
-            // its memory, so the values are neither copied nor written to fresh pages.
+            // its memory (moving what is left to the front, unless that is under half of it),
+            // so a column taken whole is neither copied nor written to fresh pages.
             return std::mem::take(column).collect();
         }
         let slice = column.as_slice();

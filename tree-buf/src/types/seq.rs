@@ -545,7 +545,8 @@ unsafe impl<'de, T: Decode<'de>, const N: usize> ValueDecoder<'de, [T; N]>
 
     fn next_vec(&mut self, n: usize) -> Vec<[T; N]> {
         // From one child whose items are decoded side by side, the n * N items are taken in
-        // bulk (the rest of a column without a copy) and their vector is the arrays' as it is.
+        // bulk (the whole rest of a column without a copy), and their vector becomes the
+        // arrays' in place when it holds whole arrays.
         if let [items] = self.items.decoders.as_mut_slice() {
             let total = n.checked_mul(N);
             if let Some(total) = total.filter(|&total| items.decoded_run(total).is_some()) {
