@@ -47,8 +47,8 @@ impl<T: Copy + Default> PrimitiveDecoder<T> {
             // so a column taken whole is neither copied nor written to fresh pages.
             return std::mem::take(column).collect();
         }
-        let slice = column.as_slice();
-        let wanted = &slice[..n.min(slice.len())];
+        // Fewer than are left: copied.
+        let wanted = &column.as_slice()[..n];
         let mut taken = crate::memory::vec_with_capacity(wanted.len());
         taken.extend_from_slice(wanted);
         self.skip_values(n);
