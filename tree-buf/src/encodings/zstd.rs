@@ -219,7 +219,7 @@ const ALIGNED_SAMPLE_WINDOW_BYTES: usize = 1024;
 /// Whether a frame of `aligned`, a whole column's byte-aligned stream, may save `enough_saving`
 /// bytes of its `plain` stream (or halve it), as [`keeps_frame`] judges: a long stream is judged
 /// by a frame of evenly spaced windows of its bytes, scaled to the stream, and only one that may
-/// pay is compressed whole. On the real datasets, two thirds of the bytes compressed whole were
+/// pay is compressed whole. On baseball, three quarters of the bytes compressed whole were
 /// thrown away, and a sample costs a quarter of the stream at most. Scaled, the sample's frame
 /// came within 0.91 to 1.14 times the stream's on every column that kept its frame, so no
 /// margin is given: one would rescue only columns within those few percent of the line, and
