@@ -100,7 +100,9 @@ pub(super) trait Finish<W: Word>: Copy {
     fn apply(&mut self, word: W) -> W;
 
     /// Applies it to each of `words`, in order.
-    #[inline]
+    // Never inlined: inlined into a large caller (the four-stream Huffman decoder), a running
+    // sum stayed on the stack through the loop, a store and a reload a value.
+    #[inline(never)]
     fn apply_all(&mut self, words: &mut [W]) {
         // A copy in a local, so that its state stays in registers through the loop.
         let mut finish = *self;
