@@ -101,7 +101,7 @@ pub(super) trait Finish<W: Word>: Copy {
 
     /// Applies it to each of `words`, in order.
     // Never inlined: inlined into a large caller (the four-stream Huffman decoder), a running
-    // sum stayed on the stack through the loop, a store and a reload a value.
+    // sum stayed on the stack through the loop, stored and reloaded every two values.
     #[inline(never)]
     fn apply_all(&mut self, words: &mut [W]) {
         // A copy in a local, so that its state stays in registers through the loop.
